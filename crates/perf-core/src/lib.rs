@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The `perf_event_open` core of the `perf` Python module, with no Python in it.
+//!
+//! If you know the kernel's tools/lib/perf, the map is:
+//!
+//! | kernel / libperf            | here                      |
+//! |-----------------------------|---------------------------|
+//! | `struct perf_event_attr`    | [`attr::Attr`]            |
+//! | `struct perf_cpu_map`       | [`cpumap::CpuMap`]        |
+//! | `struct perf_thread_map`    | [`threadmap::ThreadMap`]  |
+//!
+//! `unsafe` lives only in `sys` (syscalls, ioctls) and `ring` (the mmapped
+//! ring buffer); every block says why it is sound.
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod attr;
+pub mod cpumap;
+pub mod error;
+pub mod sys;
+pub mod threadmap;
+
+pub use error::{Error, Result};

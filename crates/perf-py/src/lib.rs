@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The `perf` Python module: a thin pyo3 layer over `perf-core`.
+//!
+//! One file per Python type family; errors become Python exceptions in
+//! `error.rs` only. The module is initialised single-phase (a classic
+//! `PyInit_perf` calling `PyModule_Create`), like the kernel's C module, so
+//! loaders that rely on `module_from_spec()` registering it in `sys.modules`
+//! (Ubuntu's wrapper) get the extension.
+
+mod build_info;
+mod cpu_map;
+mod error;
+mod module;
+mod sequence;
+mod thread_map;
+
+pub use module::PyInit_perf;

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Module definition and the single-phase `PyInit_perf`.
+#![allow(unsafe_code)]
+
+use std::cell::UnsafeCell;
+
+use pyo3::prelude::*;
+use pyo3::{ffi, PyTypeInfo};
+
+use crate::cpu_map::PyCpuMap;
+use crate::thread_map::PyThreadMap;
+
+/// Fills the module: types in the C module's order, then the constants.
+fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("thread_map", PyThreadMap::type_object(py))?;
+    m.add("cpu_map", PyCpuMap::type_object(py))?;
+    crate::build_info::add_to(m)?;
+    Ok(())
+}
+
+/// The `PyModuleDef` CPython keeps a pointer to for the life of the process.
+struct ModuleDef(UnsafeCell<ffi::PyModuleDef>);
+
+// SAFETY: CPython only touches the definition while holding the GIL (module
+// creation and its own bookkeeping); we never access it from Rust.
+unsafe impl Sync for ModuleDef {}
+
+static MODULE_DEF: ModuleDef = ModuleDef(UnsafeCell::new(ffi::PyModuleDef {
+    m_base: ffi::PyModuleDef_HEAD_INIT,
+    m_name: c"perf".as_ptr(),
+    m_doc: c"".as_ptr(),
+    m_size: -1,
+    m_methods: std::ptr::null_mut(),
+    m_slots: std::ptr::null_mut(),
+    m_traverse: None,
+    m_clear: None,
+    m_free: None,
+}));
+
+/// The module's init function, single-phase like the C module's.
+///
+/// # Safety
+///
+/// Called by CPython's import machinery with the GIL held, once per import.
+#[no_mangle]
+pub unsafe extern "C" fn PyInit_perf() -> *mut ffi::PyObject {
+    Python::attach(|py| {
+        // SAFETY: MODULE_DEF is a valid, 'static PyModuleDef with no slots.
+        let raw = unsafe { ffi::PyModule_Create(MODULE_DEF.0.get()) };
+        if raw.is_null() {
+            return raw;
+        }
+        // SAFETY: PyModule_Create returned a new, non-null module reference.
+        let m = unsafe { Bound::from_owned_ptr(py, raw).cast_into_unchecked::<PyModule>() };
+        match populate(&m) {
+            Ok(()) => m.into_ptr(),
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs what the build and the tests need, idempotently and quietly:
+# Debian packages (the kernel's C module as the test oracle, the system python3,
+# packaging tools), Python test tools, and the tracefs mount.
+set -euo pipefail
+
+say() { printf 'setup: %s\n' "$*"; }
+
+apt_pkgs=(linux-perf python3 python3-dev debhelper dpkg-dev lintian fakeroot)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    say "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+pip_pkgs=(pytest hypothesis mypy)
+need_pip=()
+for p in "${pip_pkgs[@]}"; do
+    "$PY" -c "import $p" 2>/dev/null || need_pip+=("$p")
+done
+if ((${#need_pip[@]})); then
+    say "installing Python packages for $PY: ${need_pip[*]}"
+    "$PY" -m pip install -q --disable-pip-version-check "${need_pip[@]}"
+fi
+
+# tracefs: tracepoint ids and formats live there.
+if [ ! -e /sys/kernel/tracing/events ]; then
+    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null \
+        || say "warning: could not mount tracefs at /sys/kernel/tracing"
+fi
