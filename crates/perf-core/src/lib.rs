@@ -19,5 +19,6 @@ pub mod cpumap;
 pub mod error;
 pub mod sys;
 pub mod threadmap;
+pub mod tracefs;
 
 pub use error::{Error, Result};
