@@ -17,6 +17,7 @@
 pub mod attr;
 pub mod cpumap;
 pub mod error;
+pub mod record;
 pub mod sys;
 pub mod threadmap;
 pub mod tracefs;
