@@ -9,15 +9,17 @@
 //! * [`FeatureTable`]: which attr field or bit each release added, and the attr
 //!   size by release (`data/features.toml`).
 //! * [`BuildManifest`]: the TOML stamped beside each per-ABI build.
+//! * [`markdown`]: the table as Markdown for docs/abi.md.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod features;
 mod manifest;
+pub mod markdown;
 mod release;
 mod version;
 
-pub use features::{AttrSizeStep, Feature, FeatureKind, FeatureTable};
+pub use features::{AttrSizeStep, Feature, FeatureKind, FeatureTable, Reserved};
 pub use manifest::{BuildManifest, MANIFEST_FILE};
 pub use release::KernelRelease;
 pub use version::KernelVersion;

@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod abi;
 pub mod attr;
 pub mod cpumap;
 pub mod error;

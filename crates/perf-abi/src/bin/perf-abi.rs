@@ -4,10 +4,11 @@
 //! * `perf-abi abi RELEASE`       prints the ABI of a release
 //! * `perf-abi flavour RELEASE`   prints its flavour (empty if none)
 //! * `perf-abi manifest RELEASE BUILD_VERSION` prints the build manifest (TOML)
+//! * `perf-abi features-md`       prints the feature table as Markdown (docs/abi.md)
 
 use std::process::ExitCode;
 
-use perf_abi::{BuildManifest, KernelRelease};
+use perf_abi::{BuildManifest, FeatureTable, KernelRelease};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,9 +27,11 @@ fn main() -> ExitCode {
                 BuildManifest::for_release(&KernelRelease::parse(release), version).to_toml()
             )
         }
+        ["features-md"] => print!("{}", FeatureTable::builtin().to_markdown()),
         _ => {
             eprintln!(
-                "usage: perf-abi abi|flavour RELEASE | perf-abi manifest RELEASE BUILD_VERSION"
+                "usage: perf-abi abi|flavour RELEASE | perf-abi manifest RELEASE BUILD_VERSION \
+                 | perf-abi features-md"
             );
             return ExitCode::from(2);
         }

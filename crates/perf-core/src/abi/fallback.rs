@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `open_with_fallback`: perf_event_open with the module's policy.
+//!
+//! 1. A build with a target ABI refuses, before any syscall, what its target
+//!    lacks (EINVAL, "this build targets Linux 6.8 (ABI 6.8.0-31) which has
+//!    no 'config4' (added in Linux 6.19)"); module defaults it lacks are
+//!    dropped instead.
+//! 2. The attr goes out with the smallest size that carries every non-zero
+//!    field, so old kernels accept unchanged attrs.
+//! 3. On EINVAL/E2BIG the kernel's probed ABI names what it lacks. Bits the
+//!    module set by default (`defaults`) are cleared and the open retried, as
+//!    the C module does through perf's own fallback; the attr as finally
+//!    opened and the list of what was dropped come back. Anything the user
+//!    asked for is an error that keeps the errno and names the field(s) and
+//!    the release that added each. `Policy::strict` turns every fallback
+//!    into that error.
+//! 4. EACCES/EPERM and ENOENT for hardware events get hints; other errnos are
+//!    returned as they are.
+
+use std::os::fd::OwnedFd;
+
+use crate::attr::{Attr, AttrBytes};
+use crate::error::{Error, Result};
+use crate::sys::OpenOutcome;
+
+use super::environment::Environment;
+use super::explain::{self, Lack};
+use super::image;
+use super::kernel_abi::{AttrBits, BuildTarget};
+use super::permission;
+use super::rules;
+use super::syscall::{OpenArgs, PerfSyscall, RealKernel};
+
+/// Retries after dropping defaults (each retry drops at least one bit).
+const MAX_ATTEMPTS: usize = 8;
+
+/// How `open_with_fallback` treats what the kernel lacks.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// No silent fallback at all: a module default the kernel lacks is an
+    /// error too, the same as a field the user asked for.
+    pub strict: bool,
+    /// The ABI this build targets; `None` skips the before-the-syscall check.
+    pub target: Option<BuildTarget>,
+    /// Where the hints read the paranoid level, capabilities and PMUs.
+    pub env: Environment,
+}
+
+/// Why a default was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FallbackReason {
+    /// The running kernel refused it.
+    Kernel,
+    /// The build's target ABI lacks it.
+    BuildTarget,
+}
+
+/// One module default that was dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    /// The feature row (`mmap2`, `FORMAT_LOST`, `FLAG_FD_CLOEXEC`).
+    pub name: String,
+    /// Why.
+    pub reason: FallbackReason,
+}
+
+/// An opened event.
+#[derive(Debug)]
+pub struct Opened {
+    /// The event.
+    pub fd: OwnedFd,
+    /// The attr as the kernel accepted it (defaults dropped, `size` = what
+    /// was sent).
+    pub attr: Attr,
+    /// The open flags as sent.
+    pub flags: u64,
+    /// The defaults that were dropped, in order.
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// The size to send: the smallest that carries every non-zero field, or the
+/// caller's explicit `size` if that is larger (capped at the buffer).
+fn send_size(attr: &Attr) -> u32 {
+    let needed = attr.needed_size();
+    match attr.size {
+        0 => needed,
+        size => size.max(needed).min(AttrBytes::CAPACITY as u32),
+    }
+}
+
+fn sys_error(errno: i32, hint: Option<String>) -> Error {
+    Error::Sys {
+        op: "perf_event_open",
+        errno,
+        hint,
+    }
+}
+
+/// Splits lacks into (dropped defaults, errors); strict keeps everything an
+/// error.
+fn partition(lacks: Vec<Lack>, defaults: &AttrBits, strict: bool) -> (Vec<Lack>, Vec<Lack>) {
+    if strict {
+        return (Vec::new(), lacks);
+    }
+    lacks.into_iter().partition(|l| l.is_default(defaults))
+}
+
+/// Clears dropped defaults from the attr and records them.
+fn drop_defaults(
+    attr: &mut Attr,
+    flags: &mut u64,
+    dropped: &[Lack],
+    reason: FallbackReason,
+    fallbacks: &mut Vec<Fallback>,
+) {
+    for l in dropped {
+        if let Some((kind, mask)) = l.bits() {
+            image::apply_bits(attr, flags, kind, mask, false);
+            fallbacks.push(Fallback {
+                name: l.name(),
+                reason,
+            });
+        }
+    }
+}
+
+/// Opens `attr` on the kernel behind `sys` with the module's policy (see the
+/// module docs). `defaults` holds the bits the module set on its own (not
+/// asked for by the user); only those may be dropped silently.
+pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
+    sys: &S,
+    attr: &Attr,
+    args: OpenArgs,
+    defaults: &AttrBits,
+    policy: &Policy,
+) -> Result<Opened> {
+    let mut attr = *attr;
+    let mut flags = args.flags;
+    let mut fallbacks = Vec::new();
+    if let Some(target) = &policy.target {
+        let lacks = explain::target_lacks(target, &attr, flags);
+        let (dropped, refused) = partition(lacks, defaults, policy.strict);
+        if !refused.is_empty() {
+            let hint = explain::target_message(target, &refused, defaults);
+            return Err(sys_error(libc::EINVAL, Some(hint)));
+        }
+        let reason = FallbackReason::BuildTarget;
+        drop_defaults(&mut attr, &mut flags, &dropped, reason, &mut fallbacks);
+    }
+    for _ in 0..MAX_ATTEMPTS {
+        let size = send_size(&attr);
+        let mut bytes = attr.to_bytes(size);
+        let call = OpenArgs { flags, ..args };
+        let (errno, kernel_size) = match sys.open(&mut bytes, call) {
+            OpenOutcome::Fd(fd) => {
+                attr.size = size;
+                return Ok(Opened {
+                    fd,
+                    attr,
+                    flags,
+                    fallbacks,
+                });
+            }
+            OpenOutcome::Failed { errno, size } => (errno, size),
+        };
+        if errno != libc::EINVAL && errno != libc::E2BIG {
+            return Err(explain_other(errno, &attr, call, &policy.env));
+        }
+        let abi = sys.abi();
+        let e2big = (errno == libc::E2BIG).then_some(kernel_size);
+        let lacks = explain::kernel_lacks(abi, &attr, flags, e2big.unwrap_or(abi.attr_size));
+        let (dropped, refused) = partition(lacks, defaults, policy.strict);
+        if !refused.is_empty() {
+            let hint = explain::kernel_message(abi, &refused, defaults, e2big);
+            return Err(sys_error(errno, Some(hint)));
+        }
+        if dropped.is_empty() {
+            let hint = match e2big {
+                Some(k) => Some(format!(
+                    "the kernel's perf_event_attr is {k} bytes; {size} were sent"
+                )),
+                None => rules::explain_einval(&attr, call, abi.version, &policy.env),
+            };
+            return Err(sys_error(errno, hint));
+        }
+        let reason = FallbackReason::Kernel;
+        drop_defaults(&mut attr, &mut flags, &dropped, reason, &mut fallbacks);
+    }
+    Err(sys_error(libc::EINVAL, None))
+}
+
+/// Hints for the errnos that are not about the ABI.
+fn explain_other(errno: i32, attr: &Attr, args: OpenArgs, env: &Environment) -> Error {
+    let hint = match errno {
+        libc::EACCES | libc::EPERM => Some(permission::permission_hint(errno, attr, args, env)),
+        libc::ENOENT => permission::enoent_hint(attr, env),
+        _ => None,
+    };
+    sys_error(errno, hint)
+}
+
+/// [`open_with_fallback`] on the running kernel.
+pub fn open(attr: &Attr, args: OpenArgs, defaults: &AttrBits, policy: &Policy) -> Result<Opened> {
+    open_with_fallback(&RealKernel, attr, args, defaults, policy)
+}
