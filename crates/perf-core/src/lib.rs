@@ -8,6 +8,10 @@
 //! | `struct perf_event_attr`    | [`attr::Attr`]            |
 //! | `struct perf_cpu_map`       | [`cpumap::CpuMap`]        |
 //! | `struct perf_thread_map`    | [`threadmap::ThreadMap`]  |
+//! | `struct perf_evsel`         | [`evsel::Evsel`]          |
+//! | `struct perf_evlist`        | [`evlist::Evlist`]        |
+//! | `struct perf_mmap`          | [`ring::Ring`]            |
+//! | `evsel__parse_sample`       | [`record::parse`]         |
 //!
 //! `unsafe` lives only in `sys` (syscalls, ioctls) and `ring` (the mmapped
 //! ring buffer); every block says why it is sound.
@@ -18,9 +22,11 @@ pub mod abi;
 pub mod attr;
 pub mod cpumap;
 pub mod error;
+pub mod evlist;
+pub mod evsel;
 pub mod record;
+pub mod ring;
 pub mod sys;
 pub mod threadmap;
 pub mod tracefs;
-
 pub use error::{Error, Result};

@@ -8,10 +8,17 @@
 //! (Ubuntu's wrapper) get the extension.
 
 mod build_info;
+mod constants;
 mod cpu_map;
 mod error;
+mod events;
+mod evlist;
+mod evsel;
+mod evsel_args;
+mod evsel_name;
 mod module;
 mod sequence;
 mod thread_map;
+mod tracepoint;
 
 pub use module::PyInit_perf;

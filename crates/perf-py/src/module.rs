@@ -8,13 +8,20 @@ use pyo3::prelude::*;
 use pyo3::{ffi, PyTypeInfo};
 
 use crate::cpu_map::PyCpuMap;
+use crate::evlist::PyEvlist;
+use crate::evsel::PyEvsel;
 use crate::thread_map::PyThreadMap;
 
 /// Fills the module: types in the C module's order, then the constants.
 fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add("evlist", PyEvlist::type_object(py))?;
+    m.add("evsel", PyEvsel::type_object(py))?;
+    crate::events::add_to(m)?;
     m.add("thread_map", PyThreadMap::type_object(py))?;
     m.add("cpu_map", PyCpuMap::type_object(py))?;
+    crate::constants::add_to(m)?;
+    m.add_function(wrap_pyfunction!(crate::tracepoint::tracepoint, m)?)?;
     crate::build_info::add_to(m)?;
     Ok(())
 }

@@ -6,6 +6,12 @@
 
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
+mod event_fd;
+mod mapping;
+
+pub use event_fd::EventFd;
+pub use mapping::Mapping;
+
 use perf_event_open_sys::bindings;
 
 use crate::attr::AttrBytes;
@@ -141,4 +147,32 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize> {
         return Err(Error::last_os("read"));
     }
     Ok(n as usize)
+}
+
+/// `close(2)`, ignoring the result (used only on fds we own).
+fn close(fd: RawFd) {
+    // SAFETY: called only by EventFd::drop after checking the fd still refers
+    // to the event this process opened.
+    unsafe {
+        libc::close(fd);
+    }
+}
+
+/// `poll(2)` on perf fds for `POLLIN`; returns the number of ready fds, and
+/// for each fd its `revents`.
+pub fn poll(fds: &[RawFd], timeout_ms: i32) -> Result<(usize, Vec<i16>)> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: the pointer and count describe a live Vec of pollfd structs.
+    let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+    if n < 0 {
+        return Err(Error::last_os("poll"));
+    }
+    Ok((n as usize, pfds.iter().map(|p| p.revents).collect()))
 }

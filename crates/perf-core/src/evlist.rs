@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `evlist`: a list of evsels, their ring buffers and poll fds (libperf's
+//! `struct perf_evlist` plus perf's `evlist__mmap`/`read_on_cpu` logic).
+
+use std::collections::HashMap;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::cpumap::{Cpu, CpuMap};
+use crate::error::{Error, Result};
+use crate::evsel::Evsel;
+use crate::record::{event_id, ParseInfo, PERF_RECORD_SAMPLE};
+use crate::ring::Ring;
+use crate::sys::{self, Ioctl};
+use crate::threadmap::ThreadMap;
+use crate::tracefs::{self, Format};
+
+/// `PERF_TYPE_TRACEPOINT`.
+const PERF_TYPE_TRACEPOINT: u32 = 2;
+
+/// An evsel shared between its evlist and its Python object.
+pub type SharedEvsel = Arc<Mutex<Evsel>>;
+
+/// Locks an evsel; a poisoned lock (a panic elsewhere) still gives the data.
+pub fn lock(evsel: &SharedEvsel) -> MutexGuard<'_, Evsel> {
+    evsel.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One mapped ring and the CPU it belongs to (-1 in per-thread mode).
+#[derive(Debug)]
+struct RingSlot {
+    cpu: Cpu,
+    ring: Ring,
+}
+
+/// A record copied out of a ring, with the index of the evsel it belongs to.
+#[derive(Debug)]
+pub struct RawRecord {
+    /// Index of the evsel in the evlist.
+    pub evsel_idx: usize,
+    /// The whole record, header included.
+    pub bytes: Vec<u8>,
+}
+
+/// Counters of what reading skipped.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadStats {
+    /// Records that could not be matched to an evsel (no sample id in the
+    /// layout and more than one evsel), consumed and dropped as perf does.
+    pub unmatched: u64,
+}
+
+/// The evlist.
+#[derive(Debug, Default)]
+pub struct Evlist {
+    /// CPUs given at creation (None: system-wide maps are made at open).
+    pub cpus: Option<Arc<CpuMap>>,
+    /// Threads given at creation.
+    pub threads: Option<Arc<ThreadMap>>,
+    evsels: Vec<SharedEvsel>,
+    rings: Vec<RingSlot>,
+    pollfds: Vec<RawFd>,
+    ids: HashMap<u64, usize>,
+    parse_infos: Vec<ParseInfo>,
+    formats: Vec<Option<Arc<Format>>>,
+    /// What reading skipped.
+    pub stats: ReadStats,
+}
+
+impl Evlist {
+    /// An evlist over these maps.
+    pub fn new(cpus: Option<Arc<CpuMap>>, threads: Option<Arc<ThreadMap>>) -> Self {
+        Evlist {
+            cpus,
+            threads,
+            ..Evlist::default()
+        }
+    }
+
+    /// Appends an evsel; returns the new number of entries.
+    pub fn add(&mut self, evsel: SharedEvsel) -> usize {
+        self.evsels.push(evsel);
+        self.evsels.len()
+    }
+
+    /// Number of evsels.
+    pub fn len(&self) -> usize {
+        self.evsels.len()
+    }
+
+    /// True with no evsels.
+    pub fn is_empty(&self) -> bool {
+        self.evsels.is_empty()
+    }
+
+    /// The evsel at an index.
+    pub fn get(&self, idx: usize) -> Option<&SharedEvsel> {
+        self.evsels.get(idx)
+    }
+
+    /// The maps `open()` uses: the evlist's, or system-wide (online CPUs ×
+    /// "any thread") when none were given.
+    pub fn maps(&self) -> Result<(Arc<CpuMap>, Arc<ThreadMap>)> {
+        let cpus = match &self.cpus {
+            Some(c) => c.clone(),
+            None if self.threads.as_ref().is_some_and(|t| !t.is_any()) => Arc::new(CpuMap::any()),
+            None => Arc::new(CpuMap::online()?),
+        };
+        let threads = self
+            .threads
+            .clone()
+            .unwrap_or_else(|| Arc::new(ThreadMap::any()));
+        Ok((cpus, threads))
+    }
+
+    /// Opens every evsel on the evlist's maps; on failure closes them all.
+    pub fn open(&mut self) -> Result<()> {
+        let (cpus, threads) = self.maps()?;
+        let result = self
+            .evsels
+            .iter()
+            .try_for_each(|evsel| lock(evsel).open(cpus.clone(), threads.clone()));
+        if result.is_err() {
+            self.close();
+        }
+        result
+    }
+
+    /// Unmaps the rings and closes every evsel's fds.
+    pub fn close(&mut self) {
+        self.munmap();
+        for evsel in &self.evsels {
+            lock(evsel).close();
+        }
+    }
+
+    /// Drops the rings (fds stay open).
+    pub fn munmap(&mut self) {
+        self.rings.clear();
+        self.pollfds.clear();
+        self.ids.clear();
+        self.parse_infos.clear();
+        self.formats.clear();
+    }
+
+    /// Maps one ring of `pages` data pages per CPU (per thread when the CPU
+    /// map is "any"), redirecting every other fd of that CPU into it with
+    /// `PERF_EVENT_IOC_SET_OUTPUT`, and collects the poll fds and event ids.
+    pub fn mmap(&mut self, pages: usize) -> Result<()> {
+        self.munmap();
+        let page_size = sys::page_size();
+        let guards: Vec<MutexGuard<'_, Evsel>> = self.evsels.iter().map(lock).collect();
+        let mut tables = Vec::with_capacity(guards.len());
+        for (idx, g) in guards.iter().enumerate() {
+            match g.fds() {
+                Some(t) => tables.push(t),
+                None => {
+                    return Err(Error::InvalidArgument(format!(
+                        "evsel {idx} of the evlist is not open: call evlist.open() or evsel.open() before mmap()"
+                    )))
+                }
+            }
+        }
+        let mut rings = Vec::new();
+        let mut pollfds = Vec::new();
+        let mut ids = HashMap::new();
+        // Every (cpu, thread) position that any evsel has, CPU-major, in the
+        // order libperf's mmap_per_cpu/mmap_per_thread visit them.
+        let all_cpus = tables
+            .iter()
+            .fold(CpuMap::from_cpus(Vec::new()), |acc, t| acc.merge(&t.cpus));
+        let nthreads = tables.iter().map(|t| t.threads.len()).max().unwrap_or(0);
+        let per_thread = all_cpus.is_any();
+        for &cpu in all_cpus.as_slice() {
+            let mut output: Option<RawFd> = None;
+            for thread in 0..nthreads {
+                if per_thread {
+                    output = None;
+                }
+                for (idx, t) in tables.iter().enumerate() {
+                    let Some(cpu_idx) = t.cpus.index_of(cpu) else {
+                        continue;
+                    };
+                    let Some(fd) = t.get(cpu_idx, thread) else {
+                        continue;
+                    };
+                    match output {
+                        None => {
+                            rings.push(RingSlot {
+                                cpu,
+                                ring: Ring::new(fd.raw(), pages, page_size)?,
+                            });
+                            output = Some(fd.raw());
+                        }
+                        Some(out) => sys::set_output(fd.raw(), out)?,
+                    }
+                    pollfds.push(fd.raw());
+                    ids.insert(fd.id(), idx);
+                }
+            }
+        }
+        let parse_infos = guards.iter().map(|g| ParseInfo::new(&g.attr)).collect();
+        // Tracepoint formats, looked up once per evsel (by id, as perf ≥ 6.15).
+        let formats = guards
+            .iter()
+            .map(|g| {
+                (g.attr.type_ == PERF_TYPE_TRACEPOINT)
+                    .then(|| tracefs::tracefs().ok()?.format_by_id(g.attr.config).ok())
+                    .flatten()
+            })
+            .collect();
+        drop(guards);
+        self.rings = rings;
+        self.pollfds = pollfds;
+        self.ids = ids;
+        self.parse_infos = parse_infos;
+        self.formats = formats;
+        Ok(())
+    }
+
+    /// The fds to poll (every fd, as perf adds them).
+    pub fn pollfds(&self) -> &[RawFd] {
+        &self.pollfds
+    }
+
+    /// True when a ring exists for this CPU number.
+    pub fn has_ring(&self, cpu: Cpu) -> bool {
+        self.rings.iter().any(|r| r.cpu == cpu)
+    }
+
+    /// Reads at most one record from the ring of `cpu` (a CPU *number*), as
+    /// the C module's `read_on_cpu`: `Ok(None)` when the ring has no complete
+    /// record or the record belongs to no known evsel (then it is consumed and
+    /// counted in `stats.unmatched`). `Err` for an unknown CPU or a corrupt
+    /// ring.
+    pub fn read_on_cpu(&mut self, cpu: Cpu) -> Result<Option<RawRecord>> {
+        let Some(slot) = self.rings.iter_mut().find(|r| r.cpu == cpu) else {
+            return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
+        };
+        let mut bytes = Vec::new();
+        if !slot.ring.next_record(&mut bytes)? {
+            return Ok(None);
+        }
+        slot.ring.consume();
+        match event2evsel(&bytes, &self.parse_infos, &self.ids) {
+            Some(evsel_idx) => Ok(Some(RawRecord { evsel_idx, bytes })),
+            None => {
+                self.stats.unmatched += 1;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Runs an ioctl (enable/disable) on every fd of every evsel.
+    pub fn ioctl_all(&self, which: Ioctl) -> Result<()> {
+        for evsel in &self.evsels {
+            let g = lock(evsel);
+            if let Some(t) = g.fds() {
+                for fd in t.iter() {
+                    sys::ioctl(fd.raw(), which)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The tracepoint format of a tracepoint evsel (found when the rings
+    /// were mapped).
+    pub fn format(&self, idx: usize) -> Option<&Arc<Format>> {
+        self.formats.get(idx).and_then(Option::as_ref)
+    }
+
+    /// The parse info of an evsel as it was when the rings were mapped.
+    pub fn parse_info(&self, idx: usize) -> Option<&ParseInfo> {
+        self.parse_infos.get(idx)
+    }
+}
+
+/// perf's `evlist__event2evsel`: which evsel a record belongs to.
+fn event2evsel(record: &[u8], infos: &[ParseInfo], ids: &HashMap<u64, usize>) -> Option<usize> {
+    let first = infos.first()?;
+    if infos.len() == 1 {
+        return Some(0);
+    }
+    let rtype = record
+        .get(0..4)
+        .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))?;
+    if !first.sample_id_all() && rtype != PERF_RECORD_SAMPLE {
+        return Some(0);
+    }
+    match event_id(record, first) {
+        Ok(Some(0)) => Some(0),
+        Ok(Some(id)) => ids.get(&id).copied(),
+        _ => None,
+    }
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! One mmapped perf ring buffer, read the way libperf reads it in
+//! non-overwrite mode.
+//!
+//! Layout: one control page (`struct perf_event_mmap_page`) followed by a data
+//! area of `pages` pages (a power of two). The kernel writes records at
+//! `data_head`; we read from our own position `prev` and hand space back by
+//! writing `data_tail`. Usage, as `read_on_cpu` does it:
+//!
+//! ```text
+//! ring.next_record(&mut buf)?  // copy one whole record out (handles wrap-around)
+//! ring.consume();              // data_tail = prev: the kernel may reuse the space
+//! ```
+//!
+//! Records are always copied out before `consume`, so nothing handed to Python
+//! ever points into space the kernel may overwrite.
+#![allow(unsafe_code)]
+
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use perf_event_open_sys::bindings::perf_event_mmap_page;
+
+use crate::error::{Error, Result};
+use crate::sys::Mapping;
+
+const HEAD: usize = std::mem::offset_of!(perf_event_mmap_page, data_head);
+const TAIL: usize = std::mem::offset_of!(perf_event_mmap_page, data_tail);
+const DATA_OFFSET: usize = std::mem::offset_of!(perf_event_mmap_page, data_offset);
+const DATA_SIZE: usize = std::mem::offset_of!(perf_event_mmap_page, data_size);
+
+/// Size of `struct perf_event_header`.
+pub const HEADER_SIZE: usize = 8;
+
+/// A mapped ring buffer.
+#[derive(Debug)]
+pub struct Ring {
+    map: Mapping,
+    data_offset: usize,
+    data_size: usize,
+    prev: u64,
+    /// Times the writer was found more than a whole ring ahead (records lost
+    /// without a LOST record; only possible if the tail was not kept up).
+    pub lapped: u64,
+}
+
+impl Ring {
+    /// Maps the ring of `fd` with `pages` data pages (a power of two, as the
+    /// kernel requires; anything else is EINVAL like `mmap(2)` gives).
+    pub fn new(fd: RawFd, pages: usize, page_size: usize) -> Result<Self> {
+        let einval = || Error::Sys {
+            op: "mmap",
+            errno: libc::EINVAL,
+            hint: Some(format!("pages must be a power of two, got {pages}")),
+        };
+        if pages == 0 || !pages.is_power_of_two() {
+            return Err(einval());
+        }
+        let len = pages
+            .checked_add(1)
+            .and_then(|n| n.checked_mul(page_size))
+            .ok_or_else(einval)?;
+        let map = Mapping::new(fd, len)?;
+        let mut ring = Ring {
+            map,
+            data_offset: page_size,
+            data_size: pages * page_size,
+            prev: 0,
+            lapped: 0,
+        };
+        // Linux ≥ 4.1 says where the data area is; older kernels leave 0.
+        let (off, size) = (
+            ring.load(DATA_OFFSET) as usize,
+            ring.load(DATA_SIZE) as usize,
+        );
+        if off != 0 && size != 0 && size.is_power_of_two() && off.checked_add(size) == Some(len) {
+            ring.data_offset = off;
+            ring.data_size = size;
+        }
+        ring.prev = ring.head();
+        Ok(ring)
+    }
+
+    /// Bytes of the data area.
+    pub fn data_size(&self) -> usize {
+        self.data_size
+    }
+
+    fn control_word(&self, offset: usize) -> &AtomicU64 {
+        // SAFETY: offset is one of the u64 fields of perf_event_mmap_page, which
+        // lies in the first page of the mapping (len ≥ 2 pages); the field is
+        // 8-byte aligned (the mapping is page aligned, offsets are multiples of
+        // 8) and lives as long as &self. The kernel updates it concurrently, so
+        // it is only accessed atomically.
+        unsafe { &*self.map.base().as_ptr().add(offset).cast::<AtomicU64>() }
+    }
+
+    fn load(&self, offset: usize) -> u64 {
+        self.control_word(offset).load(Ordering::Relaxed)
+    }
+
+    /// `data_head`, with acquire ordering: record bytes before it are visible
+    /// after this load (the kernel's smp_wmb/smp_store_release pairs with it).
+    pub fn head(&self) -> u64 {
+        // ATOMICS: Acquire pairs with the kernel's release of data_head.
+        self.control_word(HEAD).load(Ordering::Acquire)
+    }
+
+    /// Bytes written by the kernel and not yet read by us.
+    pub fn available(&self) -> u64 {
+        self.head().wrapping_sub(self.prev)
+    }
+
+    /// Copies `out.len()` bytes starting at ring position `pos` (which may
+    /// wrap around the end of the data area).
+    fn copy_out(&self, pos: u64, out: &mut [u8]) {
+        let mask = self.data_size - 1;
+        let start = (pos as usize) & mask;
+        let first = out.len().min(self.data_size - start);
+        let data = self.map.base().as_ptr();
+        // SAFETY: start < data_size and first ≤ data_size - start, so
+        // [data_offset + start, + first) is inside the mapping; the rest
+        // (out.len() - first ≤ data_size) starts at the data area's beginning.
+        // The bytes between prev and head are not written by the kernel until
+        // we move data_tail past them (non-overwrite mode), and head was loaded
+        // with Acquire before this call. `out` is a distinct Rust buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.add(self.data_offset + start),
+                out.as_mut_ptr(),
+                first,
+            );
+            std::ptr::copy_nonoverlapping(
+                data.add(self.data_offset),
+                out.as_mut_ptr().add(first),
+                out.len() - first,
+            );
+        }
+    }
+
+    /// Copies the next whole record into `out`, advancing the read position.
+    /// `Ok(false)` when no complete record is available. A record header with
+    /// an impossible size is an error; the reader then skips to `data_head` so
+    /// that one bad record cannot wedge the ring.
+    pub fn next_record(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+        let head = self.head();
+        let avail = head.wrapping_sub(self.prev);
+        if avail > self.data_size as u64 {
+            // The writer lapped us (perf: "failed to keep up with mmap data").
+            self.lapped += 1;
+            self.prev = head;
+            self.consume();
+            return Ok(false);
+        }
+        if avail < HEADER_SIZE as u64 {
+            return Ok(false);
+        }
+        let mut header = [0u8; HEADER_SIZE];
+        self.copy_out(self.prev, &mut header);
+        let size = u16::from_ne_bytes([header[6], header[7]]) as usize;
+        if size < HEADER_SIZE || size > self.data_size {
+            self.prev = head;
+            self.consume();
+            return Err(Error::Malformed {
+                what: "ring buffer record",
+                detail: format!("header size {size}"),
+            });
+        }
+        if avail < size as u64 {
+            return Ok(false);
+        }
+        out.clear();
+        out.resize(size, 0);
+        self.copy_out(self.prev, out);
+        self.prev = self.prev.wrapping_add(size as u64);
+        Ok(true)
+    }
+
+    /// Hands everything read so far back to the kernel (`data_tail = prev`).
+    pub fn consume(&self) {
+        // ATOMICS: Release orders our earlier reads of the record bytes before
+        // the kernel can observe the new tail and overwrite them.
+        self.control_word(TAIL).store(self.prev, Ordering::Release);
+    }
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The module's integer constants: the 67 of the 6.1 module, in its order,
+//! plus the three 7.3 added (COUNT_HW_REF_CPU_CYCLES, RECORD_STAT,
+//! RECORD_STAT_ROUND). Values are the uapi header's.
+
+use pyo3::prelude::*;
+
+/// (name, value) in the C module's table order.
+pub const CONSTANTS: &[(&str, i64)] = &[
+    ("TYPE_HARDWARE", 0),
+    ("TYPE_SOFTWARE", 1),
+    ("TYPE_TRACEPOINT", 2),
+    ("TYPE_HW_CACHE", 3),
+    ("TYPE_RAW", 4),
+    ("TYPE_BREAKPOINT", 5),
+    ("COUNT_HW_CPU_CYCLES", 0),
+    ("COUNT_HW_REF_CPU_CYCLES", 9),
+    ("COUNT_HW_INSTRUCTIONS", 1),
+    ("COUNT_HW_CACHE_REFERENCES", 2),
+    ("COUNT_HW_CACHE_MISSES", 3),
+    ("COUNT_HW_BRANCH_INSTRUCTIONS", 4),
+    ("COUNT_HW_BRANCH_MISSES", 5),
+    ("COUNT_HW_BUS_CYCLES", 6),
+    ("COUNT_HW_CACHE_L1D", 0),
+    ("COUNT_HW_CACHE_L1I", 1),
+    ("COUNT_HW_CACHE_LL", 2),
+    ("COUNT_HW_CACHE_DTLB", 3),
+    ("COUNT_HW_CACHE_ITLB", 4),
+    ("COUNT_HW_CACHE_BPU", 5),
+    ("COUNT_HW_CACHE_OP_READ", 0),
+    ("COUNT_HW_CACHE_OP_WRITE", 1),
+    ("COUNT_HW_CACHE_OP_PREFETCH", 2),
+    ("COUNT_HW_CACHE_RESULT_ACCESS", 0),
+    ("COUNT_HW_CACHE_RESULT_MISS", 1),
+    ("COUNT_HW_STALLED_CYCLES_FRONTEND", 7),
+    ("COUNT_HW_STALLED_CYCLES_BACKEND", 8),
+    ("COUNT_SW_CPU_CLOCK", 0),
+    ("COUNT_SW_TASK_CLOCK", 1),
+    ("COUNT_SW_PAGE_FAULTS", 2),
+    ("COUNT_SW_CONTEXT_SWITCHES", 3),
+    ("COUNT_SW_CPU_MIGRATIONS", 4),
+    ("COUNT_SW_PAGE_FAULTS_MIN", 5),
+    ("COUNT_SW_PAGE_FAULTS_MAJ", 6),
+    ("COUNT_SW_ALIGNMENT_FAULTS", 7),
+    ("COUNT_SW_EMULATION_FAULTS", 8),
+    ("COUNT_SW_DUMMY", 9),
+    ("SAMPLE_IP", 1),
+    ("SAMPLE_TID", 2),
+    ("SAMPLE_TIME", 4),
+    ("SAMPLE_ADDR", 8),
+    ("SAMPLE_READ", 16),
+    ("SAMPLE_CALLCHAIN", 32),
+    ("SAMPLE_ID", 64),
+    ("SAMPLE_CPU", 128),
+    ("SAMPLE_PERIOD", 256),
+    ("SAMPLE_STREAM_ID", 512),
+    ("SAMPLE_RAW", 1024),
+    ("FORMAT_TOTAL_TIME_ENABLED", 1),
+    ("FORMAT_TOTAL_TIME_RUNNING", 2),
+    ("FORMAT_ID", 4),
+    ("FORMAT_GROUP", 8),
+    ("RECORD_MMAP", 1),
+    ("RECORD_LOST", 2),
+    ("RECORD_COMM", 3),
+    ("RECORD_EXIT", 4),
+    ("RECORD_THROTTLE", 5),
+    ("RECORD_UNTHROTTLE", 6),
+    ("RECORD_FORK", 7),
+    ("RECORD_READ", 8),
+    ("RECORD_SAMPLE", 9),
+    ("RECORD_MMAP2", 10),
+    ("RECORD_AUX", 11),
+    ("RECORD_ITRACE_START", 12),
+    ("RECORD_LOST_SAMPLES", 13),
+    ("RECORD_SWITCH", 14),
+    ("RECORD_SWITCH_CPU_WIDE", 15),
+    ("RECORD_STAT", 76),
+    ("RECORD_STAT_ROUND", 77),
+    ("RECORD_MISC_SWITCH_OUT", 8192),
+];
+
+/// Adds every constant to the module.
+pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for &(name, value) in CONSTANTS {
+        m.add(name, value)?;
+    }
+    Ok(())
+}

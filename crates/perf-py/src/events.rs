@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The event classes `read_on_cpu` returns, one per record kind, with the C
+//! module's members (numeric ones writable, strings read-only), the common
+//! `sample_*` members, and byte-for-byte its `repr` texts.
+
+use std::sync::Arc;
+
+use perf_core::record::{self, Body, Mmap2File, ParseInfo, Record, Sample};
+use perf_core::tracefs::Format;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::evsel::PyEvsel;
+
+/// C's `%#lx`: `0x…` in lowercase hex, but plain `0` for zero.
+fn hex(v: u64) -> String {
+    if v == 0 {
+        "0".to_owned()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// Defines an event class: the common `sample_*` members and `type`, plus
+/// its own writable (`rw`) and read-only (`ro`) members.
+macro_rules! event_class {
+    ($rust:ident, $pyname:literal, $doc:literal,
+     rw { $($rw:ident : $rwty:ty),* $(,)? }
+     ro { $($ro:ident : $roty:ty),* $(,)? }
+     hidden { $($hid:ident : $hidty:ty),* $(,)? }) => {
+        #[doc = $doc]
+        #[pyclass(module = "perf", name = $pyname, subclass)]
+        #[derive(Default)]
+        pub struct $rust {
+            /// event ip
+            #[pyo3(get, set)]
+            pub sample_ip: u64,
+            /// event pid
+            #[pyo3(get, set)]
+            pub sample_pid: i32,
+            /// event tid
+            #[pyo3(get, set)]
+            pub sample_tid: i32,
+            /// event timestamp
+            #[pyo3(get, set)]
+            pub sample_time: u64,
+            /// event addr
+            #[pyo3(get, set)]
+            pub sample_addr: u64,
+            /// event id
+            #[pyo3(get, set)]
+            pub sample_id: u64,
+            /// event stream id
+            #[pyo3(get, set)]
+            pub sample_stream_id: u64,
+            /// event period
+            #[pyo3(get, set)]
+            pub sample_period: u64,
+            /// event cpu
+            #[pyo3(get, set)]
+            pub sample_cpu: u32,
+            /// event type
+            #[pyo3(get, set)]
+            pub r#type: u32,
+            $(#[pyo3(get, set)] pub $rw: $rwty,)*
+            $(#[pyo3(get)] pub $ro: $roty,)*
+            $(pub $hid: $hidty,)*
+        }
+
+        impl $rust {
+            fn with_sample(type_: u32, s: &Sample) -> Self {
+                $rust {
+                    sample_ip: s.ip,
+                    sample_pid: s.pid,
+                    sample_tid: s.tid,
+                    sample_time: s.time,
+                    sample_addr: s.addr,
+                    sample_id: s.id,
+                    sample_stream_id: s.stream_id,
+                    sample_period: s.period,
+                    sample_cpu: s.cpu,
+                    r#type: type_,
+                    ..Default::default()
+                }
+            }
+        }
+    };
+}
+
+event_class!(MmapEvent, "mmap_event", "perf mmap event object.",
+    rw { misc: u32, pid: u32, tid: u32, start: u64, len: u64, pgoff: u64 }
+    ro { filename: String }
+    hidden {});
+event_class!(LostEvent, "lost_event", "perf lost event object.",
+    rw { id: u64, lost: u64 }
+    ro {}
+    hidden {});
+event_class!(CommEvent, "comm_event", "perf comm event object.",
+    rw { pid: u32, tid: u32 }
+    ro { comm: String }
+    hidden {});
+event_class!(TaskEvent, "task_event", "perf task (fork/exit) event object.",
+    rw { pid: u32, ppid: u32, tid: u32, ptid: u32, time: u64 }
+    ro {}
+    hidden {});
+event_class!(ThrottleEvent, "throttle_event", "perf throttle event object.",
+    rw { time: u64, id: u64, stream_id: u64 }
+    ro {}
+    hidden {});
+event_class!(ReadEvent, "read_event", "perf read event object.",
+    rw { pid: u32, tid: u32 }
+    ro { values: Vec<u64> }
+    hidden {});
+event_class!(SampleEvent, "sample_event", "perf sample event object.",
+    rw {}
+    ro {}
+    hidden { record: Vec<u8>, raw: Option<std::ops::Range<usize>>, format: Option<Arc<Format>>, evsel_obj: Option<Py<PyEvsel>> });
+event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
+    rw { misc: u32, next_prev_pid: u32, next_prev_tid: u32 }
+    ro {}
+    hidden {});
+event_class!(Mmap2Event, "mmap2_event", "perf mmap2 event object.",
+    rw { misc: u32, pid: u32, tid: u32, start: u64, len: u64, pgoff: u64, prot: u32, flags: u32 }
+    ro { filename: String, maj: Option<u32>, min: Option<u32>, ino: Option<u64>, ino_generation: Option<u64>, build_id: Option<Py<PyBytes>> }
+    hidden {});
+
+#[pymethods]
+impl MmapEvent {
+    #[new]
+    fn new() -> Self {
+        MmapEvent {
+            r#type: 1,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: mmap, pid: {}, tid: {}, start: {}, length: {}, offset: {}, filename: {} }}",
+            self.pid,
+            self.tid,
+            hex(self.start),
+            hex(self.len),
+            hex(self.pgoff),
+            self.filename
+        )
+    }
+}
+
+#[pymethods]
+impl LostEvent {
+    #[new]
+    fn new() -> Self {
+        LostEvent {
+            r#type: 2,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: lost, id: {}, lost: {} }}",
+            hex(self.id),
+            hex(self.lost)
+        )
+    }
+}
+
+#[pymethods]
+impl CommEvent {
+    #[new]
+    fn new() -> Self {
+        CommEvent {
+            r#type: 3,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: comm, pid: {}, tid: {}, comm: {} }}",
+            self.pid, self.tid, self.comm
+        )
+    }
+}
+
+#[pymethods]
+impl TaskEvent {
+    #[new]
+    fn new() -> Self {
+        TaskEvent {
+            r#type: 4,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        // No space before the closing brace: the C format string has none.
+        format!(
+            "{{ type: {}, pid: {}, ppid: {}, tid: {}, ptid: {}, time: {}}}",
+            if self.r#type == record::PERF_RECORD_FORK {
+                "fork"
+            } else {
+                "exit"
+            },
+            self.pid,
+            self.ppid,
+            self.tid,
+            self.ptid,
+            self.time
+        )
+    }
+}
+
+#[pymethods]
+impl ThrottleEvent {
+    #[new]
+    fn new() -> Self {
+        ThrottleEvent {
+            r#type: 6,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: {}throttle, time: {}, id: {}, stream_id: {} }}",
+            if self.r#type == record::PERF_RECORD_THROTTLE {
+                ""
+            } else {
+                "un"
+            },
+            self.time,
+            self.id,
+            self.stream_id
+        )
+    }
+}
+
+#[pymethods]
+impl ReadEvent {
+    #[new]
+    fn new() -> Self {
+        ReadEvent {
+            r#type: 8,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!("{{ type: read, pid: {}, tid: {} }}", self.pid, self.tid)
+    }
+}
+
+#[pymethods]
+impl SwitchEvent {
+    #[new]
+    fn new() -> Self {
+        SwitchEvent {
+            r#type: 14,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: context_switch, next_prev_pid: {}, next_prev_tid: {}, switch_out: {} }}",
+            self.next_prev_pid,
+            self.next_prev_tid,
+            u32::from(self.misc & u32::from(record::PERF_RECORD_MISC_SWITCH_OUT) != 0)
+        )
+    }
+}
+
+#[pymethods]
+impl Mmap2Event {
+    #[new]
+    fn new() -> Self {
+        Mmap2Event {
+            r#type: 10,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: mmap2, pid: {}, tid: {}, start: {}, length: {}, offset: {}, flags: {}, prot: {}, filename: {} }}",
+            self.pid,
+            self.tid,
+            hex(self.start),
+            hex(self.len),
+            hex(self.pgoff),
+            hex(u64::from(self.flags)),
+            hex(u64::from(self.prot)),
+            self.filename
+        )
+    }
+}
+
+#[pymethods]
+impl SampleEvent {
+    #[new]
+    fn new() -> Self {
+        SampleEvent {
+            r#type: 9,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        "{ type: sample }".to_owned()
+    }
+
+    /// The PERF_SAMPLE_RAW payload (tracepoint data), or b'' without one.
+    #[getter]
+    fn raw_buf<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let raw = self
+            .raw
+            .as_ref()
+            .map(|r| record::bytes(&self.record, r))
+            .unwrap_or_default();
+        PyBytes::new(py, raw)
+    }
+
+    /// The evsel the sample belongs to.
+    #[getter]
+    fn evsel(&self, py: Python<'_>) -> Option<Py<PyEvsel>> {
+        self.evsel_obj.as_ref().map(|e| e.clone_ref(py))
+    }
+
+    // Tracepoint fields come first, so a field named like a member (`type`)
+    // shadows it, as in the C module.
+    fn __getattribute__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        {
+            let this = slf.borrow();
+            if let (Some(format), Some(raw)) = (&this.format, &this.raw) {
+                let payload = record::bytes(&this.record, raw);
+                if let Some(v) = crate::tracepoint::field(py, format, payload, &name.to_cow()?)? {
+                    return Ok(v);
+                }
+            }
+        }
+        crate::tracepoint::generic_getattr(slf.as_any(), name)
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Builds the Python object for one record read from the ring.
+pub fn build(
+    py: Python<'_>,
+    bytes: Vec<u8>,
+    info: &ParseInfo,
+    format: Option<Arc<Format>>,
+    evsel: Option<Py<PyEvsel>>,
+) -> PyResult<Py<PyAny>> {
+    let rec: Record = record::parse(&bytes, info).map_err(|e| {
+        crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
+    })?;
+    let t = rec.header.type_;
+    let s = &rec.sample;
+    let misc = u32::from(rec.header.misc);
+    let obj: Py<PyAny> = match rec.body {
+        Body::Sample => {
+            let raw = s.raw.clone();
+            let mut e = SampleEvent::with_sample(t, s);
+            e.raw = raw;
+            e.format = format;
+            e.evsel_obj = evsel;
+            e.record = bytes;
+            Py::new(py, e)?.into_any()
+        }
+        Body::Comm { pid, tid, comm } => {
+            let mut e = CommEvent::with_sample(t, s);
+            (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(&bytes, &comm)));
+            Py::new(py, e)?.into_any()
+        }
+        Body::Task {
+            pid,
+            ppid,
+            tid,
+            ptid,
+            time,
+        } => {
+            let mut e = TaskEvent::with_sample(t, s);
+            (e.pid, e.ppid, e.tid, e.ptid, e.time) = (pid, ppid, tid, ptid, time);
+            Py::new(py, e)?.into_any()
+        }
+        Body::Mmap {
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            filename,
+        } => {
+            let mut e = MmapEvent::with_sample(t, s);
+            (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff) = (misc, pid, tid, start, len, pgoff);
+            e.filename = lossy(record::bytes(&bytes, &filename));
+            Py::new(py, e)?.into_any()
+        }
+        Body::Lost { id, lost } => {
+            let mut e = LostEvent::with_sample(t, s);
+            (e.id, e.lost) = (id, lost);
+            Py::new(py, e)?.into_any()
+        }
+        Body::Throttle {
+            time,
+            id,
+            stream_id,
+        } => {
+            let mut e = ThrottleEvent::with_sample(t, s);
+            (e.time, e.id, e.stream_id) = (time, id, stream_id);
+            Py::new(py, e)?.into_any()
+        }
+        Body::Read { pid, tid, values } => {
+            let mut e = ReadEvent::with_sample(t, s);
+            (e.pid, e.tid) = (pid, tid);
+            e.values = values.values().iter().map(|v| v.value).collect();
+            Py::new(py, e)?.into_any()
+        }
+        Body::Switch {
+            next_prev_pid,
+            next_prev_tid,
+        } => {
+            let mut e = SwitchEvent::with_sample(t, s);
+            (e.misc, e.next_prev_pid, e.next_prev_tid) = (misc, next_prev_pid, next_prev_tid);
+            Py::new(py, e)?.into_any()
+        }
+        Body::Mmap2 {
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            file,
+            prot,
+            flags,
+            filename,
+        } => {
+            let mut e = Mmap2Event::with_sample(t, s);
+            (
+                e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags,
+            ) = (misc, pid, tid, start, len, pgoff, prot, flags);
+            e.filename = lossy(record::bytes(&bytes, &filename));
+            match file {
+                Mmap2File::Inode {
+                    maj,
+                    min,
+                    ino,
+                    ino_generation,
+                } => {
+                    (e.maj, e.min, e.ino, e.ino_generation) =
+                        (Some(maj), Some(min), Some(ino), Some(ino_generation));
+                }
+                Mmap2File::BuildId { size, build_id } => {
+                    let n = usize::from(size).min(build_id.len());
+                    e.build_id = Some(PyBytes::new(py, &build_id[..n]).unbind());
+                }
+            }
+            Py::new(py, e)?.into_any()
+        }
+        _ => {
+            return Err(PyTypeError::new_err(format!("Unexpected header type {t}")));
+        }
+    };
+    Ok(obj)
+}
+
+/// Registers the event classes under the C module's attribute names.
+pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use pyo3::PyTypeInfo;
+    let py = m.py();
+    m.add("mmap_event", MmapEvent::type_object(py))?;
+    m.add("lost_event", LostEvent::type_object(py))?;
+    m.add("comm_event", CommEvent::type_object(py))?;
+    m.add("task_event", TaskEvent::type_object(py))?;
+    m.add("throttle_event", ThrottleEvent::type_object(py))?;
+    m.add("read_event", ReadEvent::type_object(py))?;
+    m.add("sample_event", SampleEvent::type_object(py))?;
+    m.add("switch_event", SwitchEvent::type_object(py))?;
+    m.add("mmap2_event", Mmap2Event::type_object(py))?;
+    let _ = PyValueError::type_object(py);
+    Ok(())
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `perf.evlist(cpus, threads)`: evsels, their ring buffers and poll fds.
+
+use std::sync::{Mutex, MutexGuard};
+
+use perf_core::evlist::Evlist;
+use perf_core::sys::{self, Ioctl};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyList;
+
+use crate::cpu_map::PyCpuMap;
+use crate::error::PerfResult;
+use crate::events;
+use crate::evsel::{map_arg, PyEvsel};
+use crate::sequence::{sequence_index, SeqIndex};
+use crate::thread_map::PyThreadMap;
+
+/// perf event selector list object.
+#[pyclass(module = "perf", name = "evlist", subclass, frozen)]
+pub struct PyEvlist {
+    core: Mutex<Evlist>,
+    /// The Python evsel objects, so `evlist[i] is ev` holds.
+    evsels: Mutex<Vec<Py<PyEvsel>>>,
+}
+
+impl PyEvlist {
+    fn core(&self) -> MutexGuard<'_, Evlist> {
+        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn py_evsels(&self) -> MutexGuard<'_, Vec<Py<PyEvsel>>> {
+        self.evsels.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An evlist made by `parse_events`.
+    pub fn from_parts(core: Evlist, evsels: Vec<Py<PyEvsel>>) -> Self {
+        PyEvlist {
+            core: Mutex::new(core),
+            evsels: Mutex::new(evsels),
+        }
+    }
+}
+
+#[pymethods]
+impl PyEvlist {
+    #[new]
+    #[pyo3(signature = (cpus, threads, /))]
+    fn new(cpus: &Bound<'_, PyAny>, threads: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let cpus = map_arg::<PyCpuMap>(Some(cpus), "cpus")?.map(|c| c.get().map.clone());
+        let threads =
+            map_arg::<PyThreadMap>(Some(threads), "threads")?.map(|t| t.get().map.clone());
+        Ok(PyEvlist::from_parts(Evlist::new(cpus, threads), Vec::new()))
+    }
+
+    /// adds an event selector to the list.
+    fn add(&self, evsel: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let evsel = evsel.cast::<PyEvsel>().map_err(|_| {
+            let t = evsel
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            PyTypeError::new_err(format!("argument 1 must be perf.evsel, not {t}"))
+        })?;
+        let mut core = self.core();
+        let mut py_evsels = self.py_evsels();
+        let n = core.add(evsel.get().inner.clone());
+        py_evsels.push(evsel.clone().unbind());
+        Ok(n)
+    }
+
+    /// open the file descriptors.
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn open(
+        &self,
+        py: Python<'_>,
+        _args: &Bound<'_, pyo3::types::PyTuple>,
+        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PerfResult<()> {
+        py.detach(|| self.core().open())?;
+        Ok(())
+    }
+
+    /// close the file descriptors.
+    fn close(&self) {
+        self.core().close();
+    }
+
+    /// mmap the file descriptor table.
+    #[pyo3(signature = (pages=128, overwrite=0))]
+    fn mmap(&self, py: Python<'_>, pages: i32, overwrite: i32) -> PerfResult<()> {
+        let _ = overwrite; // parsed and ignored, as in the C module
+        let pages = usize::try_from(pages).unwrap_or(0);
+        py.detach(|| self.core().mmap(pages))?;
+        Ok(())
+    }
+
+    /// poll the file descriptor table.
+    #[pyo3(signature = (timeout=-1))]
+    fn poll(&self, py: Python<'_>, timeout: i32) -> PyResult<usize> {
+        let fds: Vec<i32> = self.core().pollfds().to_vec();
+        match py.detach(|| sys::poll(&fds, timeout)) {
+            Ok((n, _)) => Ok(n),
+            Err(e) => {
+                if e.errno() == Some(libc::EINTR) {
+                    py.check_signals()?;
+                }
+                Err(crate::error::PerfError(e).into())
+            }
+        }
+    }
+
+    /// get the poll file descriptor table.
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn get_pollfd<'py>(
+        &self,
+        py: Python<'py>,
+        _args: &Bound<'py, pyo3::types::PyTuple>,
+        _kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        static IO_OPEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let open =
+            IO_OPEN.get_or_try_init(py, || py.import("io")?.getattr("open").map(Bound::unbind))?;
+        let fds: Vec<i32> = self.core().pollfds().to_vec();
+        let list = PyList::empty(py);
+        for fd in fds {
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("closefd", false)?;
+            list.append(open.bind(py).call((fd, "r"), Some(&kwargs))?)?;
+        }
+        Ok(list)
+    }
+
+    /// reads an event.
+    #[pyo3(signature = (cpu, sample_id_all=1))]
+    fn read_on_cpu(
+        &self,
+        py: Python<'_>,
+        cpu: i32,
+        sample_id_all: i32,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let _ = sample_id_all; // parsed and ignored, as in the C module
+        let mut core = self.core();
+        if !core.has_ring(cpu) {
+            return Err(PyTypeError::new_err(format!("Unknown CPU '{cpu}'")));
+        }
+        let record = core.read_on_cpu(cpu).map_err(crate::error::PerfError)?;
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let Some(info) = core.parse_info(record.evsel_idx) else {
+            return Ok(None);
+        };
+        let format = core.format(record.evsel_idx).cloned();
+        let evsel = self
+            .py_evsels()
+            .get(record.evsel_idx)
+            .map(|e| e.clone_ref(py));
+        events::build(py, record.bytes, info, format, evsel).map(Some)
+    }
+
+    /// Enable the evsels in the evlist.
+    fn enable(&self) -> PerfResult<()> {
+        self.core().ioctl_all(Ioctl::Enable)?;
+        Ok(())
+    }
+
+    /// Disable the evsels in the evlist.
+    fn disable(&self) -> PerfResult<()> {
+        self.core().ioctl_all(Ioctl::Disable)?;
+        Ok(())
+    }
+
+    fn __len__(&self) -> usize {
+        self.py_evsels().len()
+    }
+
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyEvsel>> {
+        let evsels = self.py_evsels();
+        let SeqIndex(i) = sequence_index(index, evsels.len())?;
+        Ok(evsels[i].clone_ref(py))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let names: Vec<String> = self
+            .py_evsels()
+            .iter()
+            .map(|e| crate::evsel_name::name(&perf_core::evlist::lock(&e.bind(py).get().inner)))
+            .collect();
+        format!("evlist([{}])", names.join(","))
+    }
+
+    /// Records read_on_cpu consumed because they matched no evsel.
+    #[getter]
+    fn unmatched(&self) -> u64 {
+        self.core().stats.unmatched
+    }
+}

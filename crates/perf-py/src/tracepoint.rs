@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `perf.tracepoint(sys, name)` and tracepoint fields read as attributes of
+//! `sample_event` objects.
+//!
+//! Formats are loaded on demand by tracepoint id (as perf ≥ 6.15 does), so
+//! fields work without a prior `perf.tracepoint()` call. Signed fields are
+//! sign-extended (the C module returned narrow negative values zero-extended,
+//! e.g. -1 as 4294967295); string arrays that are not printable come back as
+//! `bytearray`, and stay so for that field, as in the C module.
+
+use perf_core::tracefs::{self, Format, Value};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyString};
+
+/// Get tracepoint config.
+#[pyfunction]
+#[pyo3(signature = (sys=None, name=None))]
+pub fn tracepoint(py: Python<'_>, sys: Option<&str>, name: Option<&str>) -> i64 {
+    let (Some(sys), Some(name)) = (sys, name) else {
+        return -1;
+    };
+    py.detach(|| tracefs::tracepoint_id(sys, name))
+        .ok()
+        .and_then(|id| i64::try_from(id).ok())
+        .unwrap_or(-1)
+}
+
+/// The value of field `name` in a raw payload, or None if the format has no
+/// such field. A payload too short for the field raises ValueError.
+pub fn field(
+    py: Python<'_>,
+    format: &Format,
+    payload: &[u8],
+    name: &str,
+) -> PyResult<Option<Py<PyAny>>> {
+    let Some(f) = format.field(name) else {
+        return Ok(None);
+    };
+    let value = f
+        .value(payload)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(Some(match value {
+        Value::Str(s) => PyString::new(py, s).into_any().unbind(),
+        Value::Bytes(b) => PyByteArray::new(py, b).into_any().unbind(),
+        Value::Unsigned(u) => u.into_pyobject(py)?.into_any().unbind(),
+        Value::Signed(s) => s.sign_extended().into_pyobject(py)?.into_any().unbind(),
+    }))
+}
+
+/// `object.__getattribute__(obj, name)`: the normal attribute lookup.
+pub fn generic_getattr(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+    static GETATTRIBUTE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = obj.py();
+    let f = GETATTRIBUTE.get_or_try_init(py, || {
+        py.get_type::<pyo3::types::PyAny>()
+            .getattr("__getattribute__")
+            .map(Bound::unbind)
+    })?;
+    Ok(f.bind(py).call1((obj, name))?.unbind())
+}
