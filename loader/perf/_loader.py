@@ -1,170 +1,298 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Find and load the `perf` extension built for the running kernel.
+"""The loader's full policy, best first (docs/loader.md):
 
-Pure functions (release -> ABI -> candidate directories -> chosen file) are kept
-apart from the one side effect, `load()`, so they can be tested against staged
-roots. See docs/loader.md.
+1. exact release: <root>/usr/lib/linux-tools/<release>/lib/;
+2. same ABI: /usr/lib/linux-tools-<abi>/lib/, /usr/lib/linux-<src>-tools-<abi>/lib/,
+   the other flavours of the ABI (_layout);
+3. the nearest installed build by kernel version, with a warning (_fallback);
+4. the distribution's unversioned perf.*.so on sys.path, with a warning.
+
+Steps 3-4 are skipped under policy "exact", step 4 under "nearest" (_policy).
+The package's __init__ (the core, reached here as `_core`) loads the common
+case itself; this module runs when that fast path declines, and for
+perf-python-info. `Search` takes the release, root and euid as arguments, so
+the tests run it against staged roots.
 """
 
-import importlib.machinery
-import importlib.util
 import os
+import stat
 import sys
+
+from . import _core
 
 # Environment overrides (ignored under `python -E` and in set-uid programs).
 ENV_SYSROOT = "PERF_PYTHON_SYSROOT"
 ENV_RELEASE = "PERF_PYTHON_KERNEL_RELEASE"
+ENV_POLICY = "PERF_PYTHON_POLICY"
 
 MANIFEST = "perf-python.toml"
+CONFIG = "etc/perf-python.toml"
 
-
-class KernelNotFoundError(ModuleNotFoundError):
-    """No `perf` extension is installed for the running kernel."""
-
-    def __init__(self, release, searched, found=()):
-        abi, flavour = abi_of(release)
-        lines = [
-            f"python perf module not found for kernel {release}",
-            "searched: " + (", ".join(searched) if searched else "(nothing)"),
-        ]
-        if found:
-            lines.append("builds installed: " + ", ".join(found))
-        lines.append(f"install the package for this kernel: linux-tools-{abi}"
-                     + (f" (flavour {flavour})" if flavour else ""))
-        super().__init__("\n".join(lines), name="perf")
-        self.release = release
-        self.searched = list(searched)
-        self.found = list(found)
+# Steps of the policy, as recorded in perf.__loaded_by__["step"].
+EXACT, ABI, FLAVOUR, NEAREST, DISTRO = "exact", "abi", "flavour", "nearest", "distro"
+ROOT_REFUSAL = "refused while running as root: "
 
 
 def env(name):
-    """An override from the environment, unless the interpreter ignores it."""
-    if sys.flags.ignore_environment:
-        return None
-    if hasattr(os, "getuid") and os.getuid() != os.geteuid():
-        return None
-    value = os.environ.get(name)
-    return value or None
+    """An override from the environment, unless the interpreter ignores it
+    (-E, -I) or runs set-uid/set-gid."""
+    return _core.environ().get(name) or None
 
 
 def running_release():
+    """$PERF_PYTHON_KERNEL_RELEASE, else `uname -r`."""
     return env(ENV_RELEASE) or os.uname().release
 
 
 def sysroot():
+    """$PERF_PYTHON_SYSROOT, else /."""
     return env(ENV_SYSROOT) or "/"
 
 
-def _decimal(s):
-    return s.isdigit() and s.isascii()
+def usable_name(name):
+    """True if `name` can be one component of a path."""
+    return name not in ("", ".", "..") and "/" not in name and "\0" not in name
 
 
-def abi_of(release):
-    """`6.8.0-31-generic` -> ("6.8.0-31", "generic"); anything that is not
-    `X.Y.Z-N-flavour` is its own ABI with no flavour. Mirrors perf-abi's
-    KernelRelease (the tests compare both over one table)."""
-    release = release.strip()
-    parts = release.split("-", 2)
-    if len(parts) == 3:
-        upstream, abinum, flavour = parts
-        nums = upstream.split(".")
-        if len(nums) == 3 and all(_decimal(n) for n in nums) and _decimal(abinum) and flavour:
-            return f"{upstream}-{abinum}", flavour
-    return release, None
+def unsafe_reason(path):
+    """Why root must not load `path` (see _core.unsafe_component), or None."""
+    found = _core.unsafe_component(path)
+    if found is None:
+        return None
+    node, st = found
+    if isinstance(st, OSError):
+        return f"cannot check {node}: {st.strerror}"
+    if st.st_uid != 0:
+        kind = "a symbolic link " if stat.S_ISLNK(st.st_mode) else ""
+        return f"{node} is {kind}owned by uid {st.st_uid}, not root"
+    if stat.S_ISLNK(st.st_mode):
+        return f"too many symbolic links under {path}"
+    writable = st.st_mode & 0o022
+    who = {0o020: "its group", 0o002: "others"}.get(writable, "its group and others")
+    return f"{node} is writable by {who} (mode {st.st_mode & 0o7777:04o})"
 
 
-def candidate_dirs(release, root="/"):
-    """Directories to search, best first: the flavour directory Ubuntu's tools
-    use, then the ABI directory."""
-    abi, _ = abi_of(release)
-    lib = os.path.join(root, "usr", "lib")
-    return [
-        os.path.join(lib, "linux-tools", release, "lib"),
-        os.path.join(lib, f"linux-tools-{abi}", "lib"),
-    ]
+def flavour_dir(root, release):
+    """/usr/lib/linux-tools/<release>/lib, Ubuntu's per-flavour directory."""
+    return os.path.join(root, "usr", "lib", "linux-tools", release, "lib")
+
+
+def split_extensions(names):
+    """(loadable, foreign) perf.*.so names: the loadable ones in this
+    interpreter's suffix order (_core.EXTENSION_SUFFIXES), the others sorted."""
+    loadable, foreign = [], []
+    for name in names:
+        if name.startswith("perf.") and name.endswith(".so"):
+            suffix = name[4:]
+            if suffix in _core.EXTENSION_SUFFIXES:
+                loadable.append((_core.EXTENSION_SUFFIXES.index(suffix), name))
+            else:
+                foreign.append(name)
+    return [n for _, n in sorted(loadable)], sorted(foreign)
 
 
 def pick_extension(directory):
-    """The `perf` extension in a directory that this interpreter can load,
-    chosen deterministically by this interpreter's suffix preference."""
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = os.path.join(directory, "perf" + suffix)
+    """The first extension in `directory` this interpreter can load, or None."""
+    try:
+        loadable, _ = split_extensions(os.listdir(directory))
+    except OSError:
+        return None
+    for name in loadable:
+        path = os.path.join(directory, name)
         if os.path.isfile(path):
             return path
     return None
 
 
-def find(release=None, root=None):
-    """(path, why) of the build to load, or raise KernelNotFoundError."""
-    release = release or running_release()
-    root = root or sysroot()
-    searched = []
-    for directory in candidate_dirs(release, root):
-        searched.append(directory)
-        path = pick_extension(directory)
-        if path:
-            why = "exact release" if len(searched) == 1 else "same ABI"
-            return path, why
-    raise KernelNotFoundError(release, searched)
+def foreign_reason(name):
+    """Why this interpreter cannot load an extension named `name`."""
+    return (f"built for another Python ABI ({name[5:-3]}); this interpreter loads "
+            + ", ".join("perf" + s for s in _core.EXTENSION_SUFFIXES))
 
 
-def load(path, why="explicit"):
-    """Load the extension at `path` as `perf` and make it `sys.modules['perf']`."""
-    spec = importlib.util.spec_from_file_location("perf", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules["perf"] = module
-    module.__loaded_by__ = {"path": path, "reason": why, "release": running_release()}
+class Candidate:
+    """An extension the policy offers: path, step, why (a sentence), and the
+    warning to give if it is loaded."""
+
+    __slots__ = ("path", "step", "why", "warning")
+
+    def __init__(self, path, step, why, warning=None):
+        self.path, self.step, self.why, self.warning = path, step, why, warning
+
+    def __repr__(self):
+        return f"Candidate({self.path!r}, {self.step!r}, {self.why!r})"
+
+
+class Search:
+    """One run of the policy. `candidates()` yields what may be loaded, best
+    first, recording every directory searched (`searched`: (directory, note))
+    and every file refused (`refused`: (path, reason))."""
+
+    def __init__(self, release=None, root=None, euid=None, policy=None, search_path=None):
+        self.release = running_release() if release is None else release
+        self.root = sysroot() if root is None else root
+        self.euid = os.geteuid() if euid is None else euid
+        self._policy = policy
+        self.search_path = search_path
+        self.searched = []
+        self.refused = []
+        self._seen = set()
+
+    @property
+    def policy(self):
+        """(policy, where it came from); resolved when steps 1-2 fail."""
+        if self._policy is None or isinstance(self._policy, str):
+            self._policy = _sibling("_policy").resolve(self.root, self._policy)
+        return self._policy
+
+    def refuse(self, path, reason, identity=None):
+        """Record a refusal. With the file's identity (st_dev, st_ino) the
+        file is ruled out under any other name too; a refusal of the route
+        (an unsafe directory or link) only rules out this path."""
+        self.refused.append((path, reason))
+        self._seen.add(path if identity is None else identity)
+
+    def accept(self, path):
+        """True if `path` may be offered: a regular file not offered or
+        refused before (under any name), and safe for root to load."""
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            self.refuse(path, f"cannot use it: {e.strerror}")
+            return False
+        identity = (st.st_dev, st.st_ino)
+        if identity in self._seen or path in self._seen:
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            self.refuse(path, "not a regular file", identity)
+            return False
+        if self.euid == 0:
+            reason = unsafe_reason(path)
+            if reason is not None:
+                self.refuse(path, ROOT_REFUSAL + reason)
+                return False
+        self._seen.add(identity)
+        return True
+
+    def identity(self, path):
+        """(st_dev, st_ino) of a file, or None."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def scan(self, directory):
+        """The loadable extensions in one directory, best first."""
+        try:
+            names = os.listdir(directory)
+        except OSError as e:
+            self.searched.append((directory, "missing" if isinstance(e, FileNotFoundError)
+                                  else e.strerror or str(e)))
+            return []
+        loadable, foreign = split_extensions(names)
+        for name in foreign:
+            self.refuse(os.path.join(directory, name), foreign_reason(name))
+        found = [p for p in [os.path.join(directory, n) for n in loadable] if self.accept(p)]
+        self.searched.append((directory, "found " + ", ".join(os.path.basename(p) for p in found)
+                              if found else "no loadable perf.*.so"))
+        return found
+
+    def candidates(self):
+        """Everything the policy allows, best first."""
+        release = self.release
+        if not usable_name(release):
+            self.searched.append((f"(release {release!r})", "not usable as a directory name"))
+        else:
+            for path in self.scan(flavour_dir(self.root, release)):
+                yield Candidate(path, EXACT, f"exact release {release}")
+            yield from _sibling("_layout").same_abi(self)
+        policy, _ = self.policy
+        if policy == "exact":
+            return
+        fallback = _sibling("_fallback")
+        yield from fallback.nearest(self)
+        if policy == "nearest":
+            return
+        yield from fallback.distro(self)
+
+    def failure(self):
+        """The KernelNotFoundError describing this search."""
+        return _sibling("_errors").KernelNotFoundError.from_search(self)
+
+
+def warn(message):
+    """A one-line RuntimeWarning, attributed to the code that ran `import
+    perf` rather than to the loader or the import machinery."""
+    import warnings
+
+    # warnings skips the import machinery's frames itself; count ours.
+    here = os.path.dirname(os.path.abspath(__file__))
+    level = 1
+    frame = sys._getframe(0)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<frozen importlib"):
+            if not filename.startswith(here):
+                break
+            level += 1
+        frame = frame.f_back
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
+
+
+def find(release=None, root=None, **kw):
+    """The first candidate (nothing is loaded), or raise KernelNotFoundError."""
+    search = Search(release, root, **kw)
+    for candidate in search.candidates():
+        return candidate
+    raise search.failure()
+
+
+def import_perf(name="perf"):
+    """What perf/__init__.py does when its fast path declines: load the first
+    candidate that loads, warn
+    if it is not a build for this kernel or something was skipped, and
+    replace the package in sys.modules. Raises KernelNotFoundError."""
+    search = Search()
+    for c in search.candidates():
+        # Imported before load() replaces the package in sys.modules.
+        fallback = _sibling("_fallback") if c.warning or search.refused else None
+        try:
+            module = _core.load(c.path, c.why, name, c.step, search.release)
+        except ImportError as e:
+            search.refuse(c.path, f"failed to load: {e}", search.identity(c.path))
+            continue
+        if fallback is not None:
+            fallback.warn_loaded(search, c)
+        return module
+    raise search.failure()
+
+
+def _sibling(name):
+    """Another module of this package, imported on first use (by path once
+    the extension has replaced the package in sys.modules)."""
+    full = __name__.rpartition(".")[0] + "." + name
+    module = sys.modules.get(full)
+    if module is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        spec = _core.spec_from_file_location(full, path)
+        module = _core.module_from_spec(spec)
+        sys.modules[full] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[full]
+            raise
     return module
 
 
-def installed_builds(root=None):
-    """Every installed build: (directory, extension path, manifest text or None)."""
-    root = root or sysroot()
-    lib = os.path.join(root, "usr", "lib")
-    dirs = []
-    try:
-        names = sorted(os.listdir(lib))
-    except OSError:
-        names = []
-    for name in names:
-        if name.startswith("linux-") and "tools-" in name:
-            dirs.append(os.path.join(lib, name, "lib"))
-    builds = []
-    for d in dirs:
-        path = pick_extension(d)
-        if not path:
-            continue
-        try:
-            with open(os.path.join(d, MANIFEST), encoding="utf-8") as f:
-                manifest = f.read()
-        except OSError:
-            manifest = None
-        builds.append((d, path, manifest))
-    return builds
+_ELSEWHERE = {"KernelNotFoundError": "_errors", "package_name": "_errors",
+              "installed_builds": "_builds", "diagnose": "_diagnose",
+              "abi_of": "_layout", "version_of": "_layout"}
 
 
-def diagnose(out=sys.stdout):
-    """Print what `import perf` would load on this machine, and why."""
-    release = running_release()
-    root = sysroot()
-    abi, flavour = abi_of(release)
-    print(f"running kernel release: {release}", file=out)
-    print(f"ABI: {abi}" + (f", flavour: {flavour}" if flavour else " (no flavour)"), file=out)
-    if root != "/":
-        print(f"system root: {root} (from ${ENV_SYSROOT})", file=out)
-    print("installed builds:", file=out)
-    builds = installed_builds(root)
-    if not builds:
-        print("  (none)", file=out)
-    for _, path, manifest in builds:
-        print(f"  {path}", file=out)
-        for line in (manifest or "(no manifest)\n").splitlines():
-            print(f"      {line}", file=out)
-    try:
-        path, why = find(release, root)
-        print(f"import perf would load: {path} ({why})", file=out)
-        return 0
-    except KernelNotFoundError as e:
-        print(f"import perf would fail: {e}", file=out)
-        return 1
+def __getattr__(name):
+    """Names defined in the slow-path modules, imported on first use."""
+    if name in _ELSEWHERE:
+        return getattr(_sibling(_ELSEWHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Steps 3 and 4 of the policy: the nearest installed build, then the
+distribution's unversioned module; and the warnings given when one of them
+(or anything after a refusal) is loaded.
+
+perf is backward and forward compatible and the module probes the running
+kernel, so a build for another kernel works; the warning says which one was
+loaded so that nobody is surprised.
+"""
+
+import os
+import sys
+
+from . import _loader
+
+_builds = _loader._sibling("_builds")
+_layout = _loader._sibling("_layout")
+
+# Builds are ordered by the distance between kernel versions on this scale
+# (6.8.0 -> 6_008_000); a tie goes to the newer build, which knows more
+# attr features and degrades on an older kernel.
+def _number(version):
+    major, minor, patch = version
+    return major * 1_000_000 + min(minor, 999) * 1_000 + min(patch, 999)
+
+
+def rank(build, target, index):
+    """Sort key of a build for a running kernel of version `target`."""
+    if build.version is None:
+        return (2, 0, 0, index)
+    if target is None:
+        return (1, 0, -_number(build.version), index)
+    return (0, abs(_number(build.version) - _number(target)), -_number(build.version), index)
+
+
+def ranked_builds(root, release):
+    """The installed builds, nearest to `release` first."""
+    target = _layout.version_of(release)
+    builds = _builds.installed_builds(root)
+    order = sorted(range(len(builds)), key=lambda i: rank(builds[i], target, i))
+    return [builds[i] for i in order]
+
+
+def nearest(search):
+    """Step 3: the installed builds for other kernels, nearest first."""
+    for build in ranked_builds(search.root, search.release):
+        for path in [build.path] + build.links:
+            if not search.accept(path):
+                continue
+            yield _loader.Candidate(
+                path, _loader.NEAREST,
+                f"nearest installed build: {build.release}, {build.describe_version()}",
+                f"perf: no build for kernel {search.release} is installed; loaded the nearest, "
+                f"built for {build.release}: {path}")
+            break
+
+
+def distro(search):
+    """Step 4: an unversioned perf.*.so in a sys.path directory (Debian's
+    linux-perf ships one beside our package, which shadows it for a plain
+    import; loading it by path works)."""
+    entries = sys.path if search.search_path is None else search.search_path
+    for entry in entries:
+        if not isinstance(entry, str):
+            continue
+        directory = os.path.abspath(entry or os.curdir)
+        if not os.path.isdir(directory):
+            continue
+        for path in search.scan(directory):
+            yield _loader.Candidate(
+                path, _loader.DISTRO, f"distribution module on sys.path ({directory})",
+                f"perf: no build for kernel {search.release} is installed; loaded the "
+                f"distribution's module {path}")
+
+
+def warn_loaded(search, chosen):
+    """Warn about what was skipped and what was loaded instead, one line each.
+
+    A refusal while running as root is always reported; another refusal only
+    when the module came from another directory (i.e. it changed the outcome).
+    """
+    where = os.path.dirname(chosen.path)
+    for path, reason in search.refused:
+        if reason.startswith(_loader.ROOT_REFUSAL) or os.path.dirname(path) != where:
+            _loader.warn(f"perf: skipped {path}: {reason}")
+    if chosen.warning:
+        _loader.warn(chosen.warning)
