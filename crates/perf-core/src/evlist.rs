@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::abi::Policy;
 use crate::cpumap::{Cpu, CpuMap};
 use crate::error::{Error, Result};
 use crate::evsel::Evsel;
@@ -114,12 +115,12 @@ impl Evlist {
     }
 
     /// Opens every evsel on the evlist's maps; on failure closes them all.
-    pub fn open(&mut self) -> Result<()> {
+    pub fn open(&mut self, policy: &Policy) -> Result<()> {
         let (cpus, threads) = self.maps()?;
         let result = self
             .evsels
             .iter()
-            .try_for_each(|evsel| lock(evsel).open(cpus.clone(), threads.clone()));
+            .try_for_each(|evsel| lock(evsel).open(cpus.clone(), threads.clone(), policy));
         if result.is_err() {
             self.close();
         }
@@ -199,13 +200,13 @@ impl Evlist {
                 }
             }
         }
-        let parse_infos = guards.iter().map(|g| ParseInfo::new(&g.attr)).collect();
+        let parse_infos = tables.iter().map(|t| ParseInfo::new(&t.attr)).collect();
         // Tracepoint formats, looked up once per evsel (by id, as perf ≥ 6.15).
-        let formats = guards
+        let formats = tables
             .iter()
-            .map(|g| {
-                (g.attr.type_ == PERF_TYPE_TRACEPOINT)
-                    .then(|| tracefs::tracefs().ok()?.format_by_id(g.attr.config).ok())
+            .map(|t| {
+                (t.attr.type_ == PERF_TYPE_TRACEPOINT)
+                    .then(|| tracefs::tracefs().ok()?.format_by_id(t.attr.config).ok())
                     .flatten()
             })
             .collect();

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
+use crate::abi::{self, AttrBits, Fallback, OpenArgs, Policy};
 use crate::attr::Attr;
-use crate::cpumap::{Cpu, CpuMap};
-use crate::error::{Error, Result};
-use crate::sys::{self, EventFd, OpenOutcome};
-use crate::threadmap::{Pid, ThreadMap};
+use crate::cpumap::CpuMap;
+use crate::error::Result;
+use crate::sys::EventFd;
+use crate::threadmap::ThreadMap;
 
 /// The fds of an opened evsel: `fds[cpu_idx * threads.len() + thread_idx]`.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub struct FdTable {
     pub cpus: Arc<CpuMap>,
     /// The threads it was opened for.
     pub threads: Arc<ThreadMap>,
+    /// The attr as the kernel accepted it (after any fallback).
+    pub attr: Attr,
     fds: Vec<EventFd>,
 }
 
@@ -45,6 +48,11 @@ pub struct Evsel {
     pub name: Option<String>,
     /// perf's `evsel->tracking`: ask `evlist.config()` for side-band records.
     pub tracking: bool,
+    /// Bits the module set by default (not asked for by the user): these
+    /// fall back silently when the kernel lacks them.
+    pub defaults: AttrBits,
+    /// What the last open dropped, and why.
+    pub fallbacks: Vec<Fallback>,
     fds: Option<FdTable>,
 }
 
@@ -59,15 +67,45 @@ impl Evsel {
 
     /// Opens one fd per (CPU, thread); on any failure closes what was opened
     /// and returns the error. Re-opening closes the previous fds first.
-    pub fn open(&mut self, cpus: Arc<CpuMap>, threads: Arc<ThreadMap>) -> Result<()> {
+    ///
+    /// The first open goes through `abi::open` (module defaults the kernel
+    /// lacks are dropped, anything else it refuses is explained); the rest
+    /// reuse the attr it settled on.
+    pub fn open(
+        &mut self,
+        cpus: Arc<CpuMap>,
+        threads: Arc<ThreadMap>,
+        policy: &Policy,
+    ) -> Result<()> {
         self.close();
         let mut fds = Vec::with_capacity(cpus.len() * threads.len());
+        let mut settled: Option<(Attr, u64)> = None;
         for &cpu in cpus.as_slice() {
             for &pid in threads.as_slice() {
-                fds.push(open_one(&self.attr, pid, cpu)?);
+                let opened = match &settled {
+                    None => abi::open(&self.attr, OpenArgs::new(pid, cpu), &self.defaults, policy)?,
+                    Some((attr, flags)) => {
+                        let args = OpenArgs {
+                            flags: *flags,
+                            ..OpenArgs::new(pid, cpu)
+                        };
+                        abi::open(attr, args, &AttrBits::NONE, policy)?
+                    }
+                };
+                if settled.is_none() {
+                    settled = Some((opened.attr, opened.flags));
+                    self.fallbacks = opened.fallbacks;
+                }
+                fds.push(EventFd::new(opened.fd));
             }
         }
-        self.fds = Some(FdTable { cpus, threads, fds });
+        let attr = settled.map_or(self.attr, |(a, _)| a);
+        self.fds = Some(FdTable {
+            cpus,
+            threads,
+            attr,
+            fds,
+        });
         Ok(())
     }
 
@@ -87,24 +125,5 @@ impl Evsel {
             .iter()
             .flat_map(|t| t.iter().map(EventFd::id))
             .collect()
-    }
-}
-
-/// `perf_event_open` for one (pid, cpu), close-on-exec, sending the smallest
-/// attr size that carries every field set.
-fn open_one(attr: &Attr, pid: Pid, cpu: Cpu) -> Result<EventFd> {
-    let size = if attr.size != 0 {
-        attr.size
-    } else {
-        attr.needed_size()
-    };
-    let mut bytes = attr.to_bytes(size);
-    match sys::perf_event_open(&mut bytes, pid, cpu, -1, sys::PERF_FLAG_FD_CLOEXEC) {
-        OpenOutcome::Fd(fd) => Ok(EventFd::new(fd)),
-        OpenOutcome::Failed { errno, .. } => Err(Error::Sys {
-            op: "perf_event_open",
-            errno,
-            hint: None,
-        }),
     }
 }

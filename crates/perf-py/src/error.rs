@@ -25,14 +25,12 @@ impl From<Error> for PerfError {
 impl From<PerfError> for PyErr {
     fn from(PerfError(e): PerfError) -> PyErr {
         match e {
-            Error::Sys { op, errno, hint } => {
-                let mut text = format!("{}: {op}", strerror(errno));
-                if let Some(hint) = hint {
-                    text.push_str(": ");
-                    text.push_str(&hint);
-                }
-                oserror(errno, text)
-            }
+            // Without an explanation the text is strerror alone, as
+            // PyErr_SetFromErrno gives it; with one, it names the operation.
+            Error::Sys { op, errno, hint } => match hint {
+                None => oserror(errno, strerror(errno)),
+                Some(hint) => oserror(errno, format!("{op}: {hint}")),
+            },
             Error::NoSuchProcess { pid } => {
                 oserror(libc::ESRCH, format!("{}: pid {pid}", strerror(libc::ESRCH)))
             }

@@ -79,7 +79,8 @@ impl PyEvlist {
         _args: &Bound<'_, pyo3::types::PyTuple>,
         _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PerfResult<()> {
-        py.detach(|| self.core().open())?;
+        let policy = crate::abi_policy::current();
+        py.detach(|| self.core().open(&policy))?;
         Ok(())
     }
 

@@ -21,8 +21,6 @@ use crate::thread_map::PyThreadMap;
 #[pyclass(module = "perf", name = "evsel", subclass, frozen)]
 pub struct PyEvsel {
     pub inner: SharedEvsel,
-    /// Keyword names the caller set explicitly (the rest are module defaults).
-    pub explicit: Mutex<Vec<String>>,
 }
 
 impl PyEvsel {
@@ -30,7 +28,6 @@ impl PyEvsel {
     pub fn wrap(evsel: Evsel) -> Self {
         PyEvsel {
             inner: Arc::new(Mutex::new(evsel)),
-            explicit: Mutex::new(Vec::new()),
         }
     }
 }
@@ -64,10 +61,9 @@ impl PyEvsel {
     #[pyo3(signature = (*_args, **_kwargs))]
     fn __new__(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let parsed = evsel_args::parse(&PyTuple::empty(_args.py()), None)?;
-        Ok(PyEvsel {
-            inner: Arc::new(Mutex::new(Evsel::new(parsed.attr))),
-            explicit: Mutex::new(Vec::new()),
-        })
+        let mut evsel = Evsel::new(parsed.attr);
+        evsel.defaults = parsed.defaults;
+        Ok(PyEvsel::wrap(evsel))
     }
 
     #[pyo3(signature = (*args, **kwargs))]
@@ -80,7 +76,8 @@ impl PyEvsel {
         let mut e = lock(&self.inner);
         e.close();
         e.attr = parsed.attr;
-        *self.explicit.lock().unwrap_or_else(|p| p.into_inner()) = parsed.explicit;
+        e.defaults = parsed.defaults;
+        e.fallbacks.clear();
         Ok(())
     }
 
@@ -100,10 +97,11 @@ impl PyEvsel {
         let cpus = cpus.unwrap_or_else(|| Arc::new(perf_core::cpumap::CpuMap::any()));
         let threads = threads.unwrap_or_else(|| Arc::new(perf_core::threadmap::ThreadMap::any()));
         let inner = self.inner.clone();
+        let policy = crate::abi_policy::current();
         py.detach(move || {
             let mut e = lock(&inner);
             e.attr.set_flag("inherit", u64::from(inherit as u32));
-            e.open(cpus, threads)
+            e.open(cpus, threads, &policy)
         })
         .map_err(PerfError)?;
         Ok(())
@@ -190,6 +188,23 @@ impl PyEvsel {
     fn set_wakeup_events(&self, v: u32) {
         lock(&self.inner).attr.wakeup_events = v;
     }
+    /// Module defaults the last open() dropped because the kernel (or this
+    /// build's target ABI) lacks them, as (name, reason) pairs.
+    #[getter]
+    fn fallbacks(&self) -> Vec<(String, &'static str)> {
+        lock(&self.inner)
+            .fallbacks
+            .iter()
+            .map(|f| {
+                let why = match f.reason {
+                    perf_core::abi::FallbackReason::Kernel => "kernel",
+                    perf_core::abi::FallbackReason::BuildTarget => "build target",
+                };
+                (f.name.clone(), why)
+            })
+            .collect()
+    }
+
     /// event IDs.
     #[getter]
     fn ids(&self) -> Vec<u64> {

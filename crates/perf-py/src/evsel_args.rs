@@ -5,6 +5,7 @@
 //! only. Produces an `Attr` and the names the caller set explicitly.
 
 use perf_abi::{FeatureKind, FeatureTable};
+use perf_core::abi::AttrBits;
 use perf_core::attr::Attr;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -81,8 +82,8 @@ const FIELDS: &[(&str, u32)] = &[
 pub struct EvselArgs {
     /// The attr.
     pub attr: Attr,
-    /// Names given by the caller (positionally or by keyword).
-    pub explicit: Vec<String>,
+    /// Bits the module set by default that the caller did not ask for.
+    pub defaults: AttrBits,
 }
 
 fn to_u64(name: &str, v: &Bound<'_, PyAny>, conv: Conv) -> PyResult<u64> {
@@ -239,5 +240,14 @@ pub fn parse(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> P
     } else {
         attr.sample_period = sample_freq;
     }
-    Ok(EvselArgs { attr, explicit })
+    // The module's own defaults: freq and sample_id_all when not passed, and
+    // close-on-exec; they may fall back on kernels that lack them.
+    let mut names = vec!["FLAG_FD_CLOEXEC"];
+    for d in ["freq", "sample_id_all"] {
+        if !explicit.iter().any(|e| e == d) {
+            names.push(d);
+        }
+    }
+    let defaults = AttrBits::from_names(names).map_err(PyValueError::new_err)?;
+    Ok(EvselArgs { attr, defaults })
 }

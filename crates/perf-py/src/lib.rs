@@ -7,6 +7,7 @@
 //! loaders that rely on `module_from_spec()` registering it in `sys.modules`
 //! (Ubuntu's wrapper) get the extension.
 
+mod abi_policy;
 mod build_info;
 mod constants;
 mod cpu_map;

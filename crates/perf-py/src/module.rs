@@ -22,6 +22,7 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("cpu_map", PyCpuMap::type_object(py))?;
     crate::constants::add_to(m)?;
     m.add_function(wrap_pyfunction!(crate::tracepoint::tracepoint, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::abi_policy::set_abi_policy, m)?)?;
     crate::build_info::add_to(m)?;
     Ok(())
 }

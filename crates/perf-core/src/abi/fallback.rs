@@ -40,6 +40,10 @@ pub struct Policy {
     /// No silent fallback at all: a module default the kernel lacks is an
     /// error too, the same as a field the user asked for.
     pub strict: bool,
+    /// Fall back for everything: bits the user asked for that the kernel
+    /// (or the build's target) lacks are dropped too, and listed in
+    /// `Opened::fallbacks`, instead of failing. Ignored when `strict`.
+    pub lenient: bool,
     /// The ABI this build targets; `None` skips the before-the-syscall check.
     pub target: Option<BuildTarget>,
     /// Where the hints read the paranoid level, capabilities and PMUs.
@@ -134,6 +138,13 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
     defaults: &AttrBits,
     policy: &Policy,
 ) -> Result<Opened> {
+    let lenient_defaults;
+    let defaults = if policy.lenient && !policy.strict {
+        lenient_defaults = AttrBits::of_attr(attr, args.flags);
+        &lenient_defaults
+    } else {
+        defaults
+    };
     let mut attr = *attr;
     let mut flags = args.flags;
     let mut fallbacks = Vec::new();
