@@ -193,9 +193,18 @@ class Search:
         loadable, foreign = split_extensions(names)
         for name in foreign:
             self.refuse(os.path.join(directory, name), foreign_reason(name))
-        found = [p for p in [os.path.join(directory, n) for n in loadable] if self.accept(p)]
-        self.searched.append((directory, "found " + ", ".join(os.path.basename(p) for p in found)
-                              if found else "no loadable perf.*.so"))
+        found, notes = [], []
+        for name in loadable:
+            path = os.path.join(directory, name)
+            refusals = len(self.refused)
+            if self.accept(path):
+                found.append(path)
+                notes.append(f"found {name}")
+            elif len(self.refused) == refusals:
+                notes.append(f"{name} is a file found before")
+            else:
+                notes.append(f"{name} refused")
+        self.searched.append((directory, ", ".join(notes) or "no loadable perf.*.so"))
         return found
 
     def candidates(self):
