@@ -34,13 +34,18 @@ struct RingSlot {
     ring: Ring,
 }
 
-/// A record copied out of a ring, with the index of the evsel it belongs to.
-#[derive(Debug)]
-pub struct RawRecord {
+/// One record as `read_on_cpu_with` hands it out: valid until the callback
+/// returns (it may point straight into the ring).
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
     /// Index of the evsel in the evlist.
     pub evsel_idx: usize,
     /// The whole record, header included.
-    pub bytes: Vec<u8>,
+    pub bytes: &'a [u8],
+    /// The evsel's parse info (as opened).
+    pub info: &'a ParseInfo,
+    /// The evsel's tracepoint format, for tracepoint evsels.
+    pub format: Option<&'a Arc<Format>>,
 }
 
 /// Counters of what reading skipped.
@@ -64,6 +69,7 @@ pub struct Evlist {
     ids: HashMap<u64, usize>,
     parse_infos: Vec<ParseInfo>,
     formats: Vec<Option<Arc<Format>>>,
+    scratch: Vec<u8>,
     /// What reading skipped.
     pub stats: ReadStats,
 }
@@ -230,26 +236,40 @@ impl Evlist {
     }
 
     /// Reads at most one record from the ring of `cpu` (a CPU *number*), as
-    /// the C module's `read_on_cpu`: `Ok(None)` when the ring has no complete
-    /// record or the record belongs to no known evsel (then it is consumed and
-    /// counted in `stats.unmatched`). `Err` for an unknown CPU or a corrupt
-    /// ring.
-    pub fn read_on_cpu(&mut self, cpu: Cpu) -> Result<Option<RawRecord>> {
+    /// the C module's `read_on_cpu`, handing it to `f` with the index of its
+    /// evsel and that evsel's parse info and tracepoint format. `Ok(None)`
+    /// when the ring has no complete record or the record belongs to no
+    /// known evsel (it is consumed then, and counted in `stats.unmatched`).
+    /// `Err(InvalidArgument)` for a CPU without a ring.
+    pub fn read_on_cpu_with<R>(&mut self, cpu: Cpu, f: impl FnOnce(RecordRef<'_>) -> R) -> Result<Option<R>> {
         let Some(slot) = self.rings.iter_mut().find(|r| r.cpu == cpu) else {
             return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
         };
-        let mut bytes = Vec::new();
-        if !slot.ring.next_record(&mut bytes)? {
-            return Ok(None);
-        }
-        slot.ring.consume();
-        match event2evsel(&bytes, &self.parse_infos, &self.ids) {
-            Some(evsel_idx) => Ok(Some(RawRecord { evsel_idx, bytes })),
-            None => {
+        let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
+        let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
+            let evsel_idx = event2evsel(bytes, infos, ids)?;
+            let info = infos.get(evsel_idx)?;
+            let format = formats.get(evsel_idx).and_then(Option::as_ref);
+            Some(f(RecordRef {
+                evsel_idx,
+                bytes,
+                info,
+                format,
+            }))
+        })?;
+        match out {
+            Some(Some(r)) => Ok(Some(r)),
+            Some(None) => {
                 self.stats.unmatched += 1;
                 Ok(None)
             }
+            None => Ok(None),
         }
+    }
+
+    /// Every CPU number that has a ring, in ring order.
+    pub fn ring_cpus(&self) -> Vec<Cpu> {
+        self.rings.iter().map(|r| r.cpu).collect()
     }
 
     /// Runs an ioctl (enable/disable) on every fd of every evsel.

@@ -138,11 +138,13 @@ impl Ring {
         }
     }
 
-    /// Copies the next whole record into `out`, advancing the read position.
-    /// `Ok(false)` when no complete record is available. A record header with
-    /// an impossible size is an error; the reader then skips to `data_head` so
-    /// that one bad record cannot wedge the ring.
-    pub fn next_record(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+    /// Hands the next whole record to `f` as one contiguous slice — a view
+    /// straight into the ring, or, for a record that wraps around the end of
+    /// the data area, a copy in `scratch` — then advances the read position
+    /// and gives the space back to the kernel. `Ok(None)` when no complete
+    /// record is available. A header with an impossible size is an error; the
+    /// reader then skips to `data_head` so one bad record cannot wedge the ring.
+    pub fn with_next_record<R>(&mut self, scratch: &mut Vec<u8>, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
         let head = self.head();
         let avail = head.wrapping_sub(self.prev);
         if avail > self.data_size as u64 {
@@ -150,14 +152,17 @@ impl Ring {
             self.lapped += 1;
             self.prev = head;
             self.consume();
-            return Ok(false);
+            return Ok(None);
         }
         if avail < HEADER_SIZE as u64 {
-            return Ok(false);
+            return Ok(None);
         }
-        let mut header = [0u8; HEADER_SIZE];
-        self.copy_out(self.prev, &mut header);
-        let size = u16::from_ne_bytes([header[6], header[7]]) as usize;
+        let start = (self.prev as usize) & (self.data_size - 1);
+        let mut size_bytes = [0u8; 2];
+        // header.size is bytes 6..8 of the record; records are 8-byte aligned
+        // in the ring, so those two bytes never wrap.
+        self.copy_out(self.prev.wrapping_add(6), &mut size_bytes);
+        let size = u16::from_ne_bytes(size_bytes) as usize;
         if size < HEADER_SIZE || size > self.data_size {
             self.prev = head;
             self.consume();
@@ -167,13 +172,27 @@ impl Ring {
             });
         }
         if avail < size as u64 {
-            return Ok(false);
+            return Ok(None);
         }
-        out.clear();
-        out.resize(size, 0);
-        self.copy_out(self.prev, out);
+        let result = if start + size <= self.data_size {
+            // SAFETY: [data_offset + start, + size) lies inside the data area
+            // (start + size ≤ data_size). The kernel does not write bytes
+            // between data_tail and data_head (non-overwrite mode), and
+            // data_tail is only moved by `consume` below, after `f` returns
+            // and the slice is gone; head was loaded with Acquire.
+            let record = unsafe {
+                std::slice::from_raw_parts(self.map.base().as_ptr().add(self.data_offset + start), size)
+            };
+            f(record)
+        } else {
+            scratch.clear();
+            scratch.resize(size, 0);
+            self.copy_out(self.prev, scratch);
+            f(scratch)
+        };
         self.prev = self.prev.wrapping_add(size as u64);
-        Ok(true)
+        self.consume();
+        Ok(Some(result))
     }
 
     /// Hands everything read so far back to the kernel (`data_tail = prev`).

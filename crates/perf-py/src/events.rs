@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
-use perf_core::record::{self, Body, Mmap2File, ParseInfo, Record, Sample};
+use perf_core::evlist::RecordRef;
+use perf_core::record::{self, Body, Mmap2File, Record, Sample};
 use perf_core::tracefs::Format;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
@@ -69,6 +70,7 @@ macro_rules! event_class {
         }
 
         impl $rust {
+            #[allow(dead_code)] // not every class is built from a Sample this way
             fn with_sample(type_: u32, s: &Sample) -> Self {
                 $rust {
                     sample_ip: s.ip,
@@ -115,7 +117,7 @@ event_class!(ReadEvent, "read_event", "perf read event object.",
 event_class!(SampleEvent, "sample_event", "perf sample event object.",
     rw {}
     ro {}
-    hidden { record: Vec<u8>, raw: Option<std::ops::Range<usize>>, format: Option<Arc<Format>>, evsel_obj: Option<Py<PyEvsel>> });
+    hidden { raw: Option<Vec<u8>>, format: Option<Arc<Format>>, evsel_obj: Option<Py<PyEvsel>> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
     rw { misc: u32, next_prev_pid: u32, next_prev_tid: u32 }
     ro {}
@@ -306,12 +308,7 @@ impl SampleEvent {
     /// The PERF_SAMPLE_RAW payload (tracepoint data), or b'' without one.
     #[getter]
     fn raw_buf<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let raw = self
-            .raw
-            .as_ref()
-            .map(|r| record::bytes(&self.record, r))
-            .unwrap_or_default();
-        PyBytes::new(py, raw)
+        PyBytes::new(py, self.raw.as_deref().unwrap_or_default())
     }
 
     /// The evsel the sample belongs to.
@@ -326,8 +323,7 @@ impl SampleEvent {
         let py = slf.py();
         {
             let this = slf.borrow();
-            if let (Some(format), Some(raw)) = (&this.format, &this.raw) {
-                let payload = record::bytes(&this.record, raw);
+            if let (Some(format), Some(payload)) = (&this.format, &this.raw) {
                 if let Some(v) = crate::tracepoint::field(py, format, payload, &name.to_cow()?)? {
                     return Ok(v);
                 }
@@ -341,112 +337,179 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Per-evlist state that makes building events cheap: a parsed-record
+/// scratch and the last two `sample_event`s handed out. The classic loop
+/// (`ev = evlist.read_on_cpu(cpu)`) drops the event from two calls ago, so
+/// when nothing else holds it (refcount 1: only this cache) it is refilled
+/// instead of allocating a new object, like CPython's own free lists.
+pub struct Recycler {
+    record: Option<Record>,
+    pool: SamplePool,
+}
+
+impl Recycler {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Recycler {
+            record: None,
+            pool: SamplePool {
+                samples: [None, None],
+                next: 0,
+            },
+        }
+    }
+}
+
+/// The last two `sample_event`s handed out.
+struct SamplePool {
+    samples: [Option<Py<SampleEvent>>; 2],
+    next: usize,
+}
+
+impl SamplePool {
+    /// A `sample_event` nobody else holds, if the cache has one.
+    fn reusable(&mut self, py: Python<'_>) -> Option<Py<SampleEvent>> {
+        self.samples
+            .iter()
+            .flatten()
+            // The GIL is held and these objects are never shared with other
+            // interpreters, so the count is exact here.
+            .find(|e| {
+                #[allow(deprecated)]
+                let n = e.get_refcnt(py);
+                n == 1
+            })
+            .map(|e| e.clone_ref(py))
+    }
+
+    fn remember(&mut self, py: Python<'_>, e: &Py<SampleEvent>) {
+        if self.samples.iter().flatten().any(|c| c.is(e)) {
+            return;
+        }
+        self.samples[self.next] = Some(e.clone_ref(py));
+        self.next = (self.next + 1) % self.samples.len();
+    }
+}
+
+fn fill_sample(e: &mut SampleEvent, t: u32, s: &Sample, record: &[u8]) {
+    e.sample_ip = s.ip;
+    e.sample_pid = s.pid;
+    e.sample_tid = s.tid;
+    e.sample_time = s.time;
+    e.sample_addr = s.addr;
+    e.sample_id = s.id;
+    e.sample_stream_id = s.stream_id;
+    e.sample_period = s.period;
+    e.sample_cpu = s.cpu;
+    e.r#type = t;
+    match &s.raw {
+        Some(r) => {
+            let raw = e.raw.get_or_insert_with(Vec::new);
+            raw.clear();
+            raw.extend_from_slice(record::bytes(record, r));
+        }
+        None => e.raw = None,
+    }
+}
+
 /// Builds the Python object for one record read from the ring.
 pub fn build(
     py: Python<'_>,
-    bytes: Vec<u8>,
-    info: &ParseInfo,
-    format: Option<Arc<Format>>,
-    evsel: Option<Py<PyEvsel>>,
+    rec: RecordRef<'_>,
+    evsel: Option<&Py<PyEvsel>>,
+    cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    let rec: Record = record::parse(&bytes, info).map_err(|e| {
-        crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
-    })?;
-    let t = rec.header.type_;
-    let s = &rec.sample;
-    let misc = u32::from(rec.header.misc);
-    let obj: Py<PyAny> = match rec.body {
+    let bytes = rec.bytes;
+    let parsed = cache.record.get_or_insert_with(|| Record::new(rec.info));
+    record::parse_into(bytes, rec.info, parsed)
+        .map_err(|e| crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}")))?;
+    make(py, parsed, rec, evsel, &mut cache.pool)
+}
+
+fn make(
+    py: Python<'_>,
+    parsed: &Record,
+    rec: RecordRef<'_>,
+    evsel: Option<&Py<PyEvsel>>,
+    cache: &mut SamplePool,
+) -> PyResult<Py<PyAny>> {
+    let bytes = rec.bytes;
+    let t = parsed.header.type_;
+    let s = &parsed.sample;
+    let misc = u32::from(parsed.header.misc);
+    let obj: Py<PyAny> = match &parsed.body {
         Body::Sample => {
-            let raw = s.raw.clone();
-            let mut e = SampleEvent::with_sample(t, s);
-            e.raw = raw;
-            e.format = format;
-            e.evsel_obj = evsel;
-            e.record = bytes;
-            Py::new(py, e)?.into_any()
+            if let Some(e) = cache.reusable(py) {
+                {
+                    let mut m = e.borrow_mut(py);
+                    fill_sample(&mut m, t, s, bytes);
+                    if m.format.as_ref().map(Arc::as_ptr) != rec.format.map(Arc::as_ptr) {
+                        m.format = rec.format.cloned();
+                    }
+                    let same_evsel = match (&m.evsel_obj, evsel) {
+                        (Some(a), Some(b)) => a.is(b),
+                        (None, None) => true,
+                        _ => false,
+                    };
+                    if !same_evsel {
+                        m.evsel_obj = evsel.map(|e| e.clone_ref(py));
+                    }
+                }
+                return Ok(e.into_any());
+            }
+            let mut e = SampleEvent::default();
+            fill_sample(&mut e, t, s, bytes);
+            e.format = rec.format.cloned();
+            e.evsel_obj = evsel.map(|e| e.clone_ref(py));
+            let e = Py::new(py, e)?;
+            cache.remember(py, &e);
+            e.into_any()
         }
-        Body::Comm { pid, tid, comm } => {
+        &Body::Comm { pid, tid, ref comm } => {
             let mut e = CommEvent::with_sample(t, s);
-            (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(&bytes, &comm)));
+            (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(bytes, comm)));
             Py::new(py, e)?.into_any()
         }
-        Body::Task {
-            pid,
-            ppid,
-            tid,
-            ptid,
-            time,
-        } => {
+        &Body::Task { pid, ppid, tid, ptid, time } => {
             let mut e = TaskEvent::with_sample(t, s);
             (e.pid, e.ppid, e.tid, e.ptid, e.time) = (pid, ppid, tid, ptid, time);
             Py::new(py, e)?.into_any()
         }
-        Body::Mmap {
-            pid,
-            tid,
-            start,
-            len,
-            pgoff,
-            filename,
-        } => {
+        &Body::Mmap { pid, tid, start, len, pgoff, ref filename } => {
             let mut e = MmapEvent::with_sample(t, s);
             (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff) = (misc, pid, tid, start, len, pgoff);
-            e.filename = lossy(record::bytes(&bytes, &filename));
+            e.filename = lossy(record::bytes(bytes, filename));
             Py::new(py, e)?.into_any()
         }
-        Body::Lost { id, lost } => {
+        &Body::Lost { id, lost } => {
             let mut e = LostEvent::with_sample(t, s);
             (e.id, e.lost) = (id, lost);
             Py::new(py, e)?.into_any()
         }
-        Body::Throttle {
-            time,
-            id,
-            stream_id,
-        } => {
+        &Body::Throttle { time, id, stream_id } => {
             let mut e = ThrottleEvent::with_sample(t, s);
             (e.time, e.id, e.stream_id) = (time, id, stream_id);
             Py::new(py, e)?.into_any()
         }
         Body::Read { pid, tid, values } => {
             let mut e = ReadEvent::with_sample(t, s);
-            (e.pid, e.tid) = (pid, tid);
+            (e.pid, e.tid) = (*pid, *tid);
             e.values = values.values().iter().map(|v| v.value).collect();
             Py::new(py, e)?.into_any()
         }
-        Body::Switch {
-            next_prev_pid,
-            next_prev_tid,
-        } => {
+        &Body::Switch { next_prev_pid, next_prev_tid } => {
             let mut e = SwitchEvent::with_sample(t, s);
             (e.misc, e.next_prev_pid, e.next_prev_tid) = (misc, next_prev_pid, next_prev_tid);
             Py::new(py, e)?.into_any()
         }
-        Body::Mmap2 {
-            pid,
-            tid,
-            start,
-            len,
-            pgoff,
-            file,
-            prot,
-            flags,
-            filename,
-        } => {
+        &Body::Mmap2 { pid, tid, start, len, pgoff, file, prot, flags, ref filename } => {
             let mut e = Mmap2Event::with_sample(t, s);
-            (
-                e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags,
-            ) = (misc, pid, tid, start, len, pgoff, prot, flags);
-            e.filename = lossy(record::bytes(&bytes, &filename));
+            (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags) =
+                (misc, pid, tid, start, len, pgoff, prot, flags);
+            e.filename = lossy(record::bytes(bytes, filename));
             match file {
-                Mmap2File::Inode {
-                    maj,
-                    min,
-                    ino,
-                    ino_generation,
-                } => {
-                    (e.maj, e.min, e.ino, e.ino_generation) =
-                        (Some(maj), Some(min), Some(ino), Some(ino_generation));
+                Mmap2File::Inode { maj, min, ino, ino_generation } => {
+                    (e.maj, e.min, e.ino, e.ino_generation) = (Some(maj), Some(min), Some(ino), Some(ino_generation));
                 }
                 Mmap2File::BuildId { size, build_id } => {
                     let n = usize::from(size).min(build_id.len());
@@ -475,6 +538,5 @@ pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("sample_event", SampleEvent::type_object(py))?;
     m.add("switch_event", SwitchEvent::type_object(py))?;
     m.add("mmap2_event", Mmap2Event::type_object(py))?;
-    let _ = PyValueError::type_object(py);
     Ok(())
 }

@@ -20,25 +20,30 @@ use crate::thread_map::PyThreadMap;
 /// perf event selector list object.
 #[pyclass(module = "perf", name = "evlist", subclass, frozen)]
 pub struct PyEvlist {
-    core: Mutex<Evlist>,
+    inner: Mutex<Inner>,
+}
+
+/// Everything behind the evlist's one lock.
+struct Inner {
+    core: Evlist,
     /// The Python evsel objects, so `evlist[i] is ev` holds.
-    evsels: Mutex<Vec<Py<PyEvsel>>>,
+    evsels: Vec<Py<PyEvsel>>,
+    cache: events::Recycler,
 }
 
 impl PyEvlist {
-    fn core(&self) -> MutexGuard<'_, Evlist> {
-        self.core.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn py_evsels(&self) -> MutexGuard<'_, Vec<Py<PyEvsel>>> {
-        self.evsels.lock().unwrap_or_else(|p| p.into_inner())
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// An evlist made by `parse_events`.
     pub fn from_parts(core: Evlist, evsels: Vec<Py<PyEvsel>>) -> Self {
         PyEvlist {
-            core: Mutex::new(core),
-            evsels: Mutex::new(evsels),
+            inner: Mutex::new(Inner {
+                core,
+                evsels,
+                cache: events::Recycler::new(),
+            }),
         }
     }
 }
@@ -64,10 +69,9 @@ impl PyEvlist {
                 .unwrap_or_default();
             PyTypeError::new_err(format!("argument 1 must be perf.evsel, not {t}"))
         })?;
-        let mut core = self.core();
-        let mut py_evsels = self.py_evsels();
-        let n = core.add(evsel.get().inner.clone());
-        py_evsels.push(evsel.clone().unbind());
+        let mut inner = self.inner();
+        let n = inner.core.add(evsel.get().inner.clone());
+        inner.evsels.push(evsel.clone().unbind());
         Ok(n)
     }
 
@@ -80,13 +84,13 @@ impl PyEvlist {
         _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PerfResult<()> {
         let policy = crate::abi_policy::current();
-        py.detach(|| self.core().open(&policy))?;
+        py.detach(|| self.inner().core.open(&policy))?;
         Ok(())
     }
 
     /// close the file descriptors.
     fn close(&self) {
-        self.core().close();
+        self.inner().core.close();
     }
 
     /// mmap the file descriptor table.
@@ -94,14 +98,14 @@ impl PyEvlist {
     fn mmap(&self, py: Python<'_>, pages: i32, overwrite: i32) -> PerfResult<()> {
         let _ = overwrite; // parsed and ignored, as in the C module
         let pages = usize::try_from(pages).unwrap_or(0);
-        py.detach(|| self.core().mmap(pages))?;
+        py.detach(|| self.inner().core.mmap(pages))?;
         Ok(())
     }
 
     /// poll the file descriptor table.
     #[pyo3(signature = (timeout=-1))]
     fn poll(&self, py: Python<'_>, timeout: i32) -> PyResult<usize> {
-        let fds: Vec<i32> = self.core().pollfds().to_vec();
+        let fds: Vec<i32> = self.inner().core.pollfds().to_vec();
         match py.detach(|| sys::poll(&fds, timeout)) {
             Ok((n, _)) => Ok(n),
             Err(e) => {
@@ -124,7 +128,7 @@ impl PyEvlist {
         static IO_OPEN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let open =
             IO_OPEN.get_or_try_init(py, || py.import("io")?.getattr("open").map(Bound::unbind))?;
-        let fds: Vec<i32> = self.core().pollfds().to_vec();
+        let fds: Vec<i32> = self.inner().core.pollfds().to_vec();
         let list = PyList::empty(py);
         for fd in fds {
             let kwargs = pyo3::types::PyDict::new(py);
@@ -136,57 +140,45 @@ impl PyEvlist {
 
     /// reads an event.
     #[pyo3(signature = (cpu, sample_id_all=1))]
-    fn read_on_cpu(
-        &self,
-        py: Python<'_>,
-        cpu: i32,
-        sample_id_all: i32,
-    ) -> PyResult<Option<Py<PyAny>>> {
+    fn read_on_cpu(&self, py: Python<'_>, cpu: i32, sample_id_all: i32) -> PyResult<Option<Py<PyAny>>> {
         let _ = sample_id_all; // parsed and ignored, as in the C module
-        let mut core = self.core();
-        if !core.has_ring(cpu) {
-            return Err(PyTypeError::new_err(format!("Unknown CPU '{cpu}'")));
+        let mut guard = self.inner();
+        let Inner { core, evsels, cache } = &mut *guard;
+        let out = core.read_on_cpu_with(cpu, |rec| events::build(py, rec, evsels.get(rec.evsel_idx), cache));
+        match out {
+            Ok(Some(event)) => event.map(Some),
+            Ok(None) => Ok(None),
+            Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
+            Err(e) => Err(crate::error::PerfError(e).into()),
         }
-        let record = core.read_on_cpu(cpu).map_err(crate::error::PerfError)?;
-        let Some(record) = record else {
-            return Ok(None);
-        };
-        let Some(info) = core.parse_info(record.evsel_idx) else {
-            return Ok(None);
-        };
-        let format = core.format(record.evsel_idx).cloned();
-        let evsel = self
-            .py_evsels()
-            .get(record.evsel_idx)
-            .map(|e| e.clone_ref(py));
-        events::build(py, record.bytes, info, format, evsel).map(Some)
     }
 
     /// Enable the evsels in the evlist.
     fn enable(&self) -> PerfResult<()> {
-        self.core().ioctl_all(Ioctl::Enable)?;
+        self.inner().core.ioctl_all(Ioctl::Enable)?;
         Ok(())
     }
 
     /// Disable the evsels in the evlist.
     fn disable(&self) -> PerfResult<()> {
-        self.core().ioctl_all(Ioctl::Disable)?;
+        self.inner().core.ioctl_all(Ioctl::Disable)?;
         Ok(())
     }
 
     fn __len__(&self) -> usize {
-        self.py_evsels().len()
+        self.inner().evsels.len()
     }
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyEvsel>> {
-        let evsels = self.py_evsels();
-        let SeqIndex(i) = sequence_index(index, evsels.len())?;
-        Ok(evsels[i].clone_ref(py))
+        let inner = self.inner();
+        let SeqIndex(i) = sequence_index(index, inner.evsels.len())?;
+        Ok(inner.evsels[i].clone_ref(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let names: Vec<String> = self
-            .py_evsels()
+            .inner()
+            .evsels
             .iter()
             .map(|e| crate::evsel_name::name(&perf_core::evlist::lock(&e.bind(py).get().inner)))
             .collect();
@@ -196,6 +188,6 @@ impl PyEvlist {
     /// Records read_on_cpu consumed because they matched no evsel.
     #[getter]
     fn unmatched(&self) -> u64 {
-        self.core().stats.unmatched
+        self.inner().core.stats.unmatched
     }
 }

@@ -6,6 +6,9 @@
 //! `PyInit_perf` calling `PyModule_Create`), like the kernel's C module, so
 //! loaders that rely on `module_from_spec()` registering it in `sys.modules`
 //! (Ubuntu's wrapper) get the extension.
+//!
+//! `unsafe` here is limited to `PyInit_perf` (module.rs) and one call of
+//! `PyObject_GenericGetAttr` (tracepoint.rs), each with its SAFETY note.
 
 mod abi_policy;
 mod build_info;

@@ -10,7 +10,6 @@
 
 use perf_core::tracefs::{self, Format, Value};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyString};
 
 /// Get tracepoint config.
@@ -48,14 +47,15 @@ pub fn field(
     }))
 }
 
-/// `object.__getattribute__(obj, name)`: the normal attribute lookup.
+/// `object.__getattribute__(obj, name)`: the normal attribute lookup
+/// (CPython's `PyObject_GenericGetAttr`, which pyo3 has no safe wrapper for).
 pub fn generic_getattr(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-    static GETATTRIBUTE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = obj.py();
-    let f = GETATTRIBUTE.get_or_try_init(py, || {
-        py.get_type::<pyo3::types::PyAny>()
-            .getattr("__getattribute__")
-            .map(Bound::unbind)
-    })?;
-    Ok(f.bind(py).call1((obj, name))?.unbind())
+    // SAFETY: both pointers are live, GIL-protected objects borrowed for the
+    // call; PyObject_GenericGetAttr returns a new reference or NULL with an
+    // exception set, which `from_owned_ptr_or_err` takes over.
+    unsafe {
+        let raw = pyo3::ffi::PyObject_GenericGetAttr(obj.as_ptr(), name.as_ptr());
+        Bound::from_owned_ptr_or_err(py, raw).map(Bound::unbind)
+    }
 }
