@@ -38,3 +38,25 @@ lint:
 
 clean:
 	rm -rf build target
+
+# --- loader, per-ABI builds and Debian packages (docs/loader.md, docs/packaging.md)
+.PHONY: build-all deb test-loader test-packaging
+
+# Builds and installs side by side (DESTDIR, default build/stage) the
+# extension for the running release and every release with headers or
+# modules on this machine, or for RELEASES="r1 r2 ...".
+build-all:
+	@scripts/build-all.sh $(RELEASES)
+
+# Debian packages for PERF_PYTHON_RELEASES (default: the running release)
+# into build/deb/, checked with lintian.
+deb:
+	@scripts/deb.sh
+
+test-loader:
+	$(PYTHON) -m pytest -q tests/loader
+
+# Builds the packages, installs them with dpkg, runs the seed's test case and
+# tuned's perf logic with /usr/bin/python3, purges them (root; slow).
+test-packaging:
+	$(PYTHON) -m pytest -q -m slow tests/packaging

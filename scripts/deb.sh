@@ -41,7 +41,7 @@ rm -rf "$out"
 mkdir -p "$src"
 case "${DEB_SOURCE:-head}" in
     head)
-        git archive --format=tar HEAD | tar -x -C "$src"
+        git -c tar.umask=0022 archive --format=tar HEAD | tar -x -C "$src"
         echo "deb: building from $(git rev-parse --short HEAD) (DEB_SOURCE=worktree for the checkout)" ;;
     worktree)
         # git ls-files lists deleted-but-tracked files too; cp skips them.
