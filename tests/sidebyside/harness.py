@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Running Python under our module or the kernel's C module, in subprocesses.
+
+Used by tests/conftest.py's fixtures and by the test modules (markers,
+tracefs helpers). Everything here is plain functions; no pytest fixtures.
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+TESTS = REPO / "tests"
+PRELUDE = (TESTS / "sidebyside" / "prelude.py").read_text()
+SYSTEM_PYTHON = "/usr/bin/python3"
+C_MODULE_PREFIX = "/usr/lib/python3/dist-packages/perf."
+# Signals a crashed interpreter dies of (segfault; abort for stack smashing).
+CRASH_RCS = (-11, 139, -6, 134)
+
+
+@dataclasses.dataclass
+class Run:
+    """The outcome of one subprocess run."""
+
+    which: str
+    rc: int
+    stdout: str
+    stderr: str
+    result: Any
+
+    def crashed(self):
+        """True if the interpreter died of a signal (segfault, abort)."""
+        return self.rc in CRASH_RCS
+
+    def check(self):
+        """The result, after asserting the run exited cleanly."""
+        assert self.rc == 0, f"{self.which}: rc {self.rc}\n--- stderr:\n{self.stderr}\n--- stdout:\n{self.stdout}"
+        return self.result
+
+
+@dataclasses.dataclass
+class Module:
+    """One of the two modules under test, runnable in subprocesses."""
+
+    name: str
+    runner: Any
+
+    def run(self, code, **kw):
+        return self.runner(self.name, code, **kw)
+
+    def __repr__(self):
+        return self.name
+
+
+def release():
+    """The kernel release our module is staged for."""
+    return os.environ.get("PERF_TEST_RELEASE") or os.uname().release
+
+
+_staged = {}
+
+
+def _stage():
+    """Stages our module once per session; remembers a failure so that every
+    test reports it instead of rebuilding."""
+    if "root" in _staged or "error" in _staged:
+        return
+    root = os.environ.get("PERF_TEST_ROOT")
+    if root:
+        _staged["root"] = Path(root)
+        return
+    root = REPO / "build" / "pytest-root"
+    steps = [["make", "-s", "build", f"KERNEL_RELEASE={release()}"],
+             ["scripts/install.sh", str(root), release()]]
+    shutil.rmtree(root, ignore_errors=True)
+    for cmd in steps:
+        p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+        if p.returncode != 0:
+            _staged["error"] = f"{' '.join(cmd)} failed (rc {p.returncode}):\n{p.stdout}\n{p.stderr}"
+            return
+    _staged["root"] = root
+
+
+def ours_env(root):
+    """Environment under which any python3 imports our module."""
+    env = dict(os.environ)
+    env["PERF_PYTHON_SYSROOT"] = str(root)
+    env["PERF_PYTHON_KERNEL_RELEASE"] = release()
+    env["PYTHONPATH"] = str(Path(root) / "usr/lib/python3/dist-packages")
+    env["PERF_TEST_ROOT"] = str(root)
+    return env
+
+
+def c_env():
+    """Environment under which /usr/bin/python3 imports the C module."""
+    drop = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERF_PYTHON_SYSROOT",
+            "PERF_PYTHON_KERNEL_RELEASE")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+_c_available = {}
+
+
+def c_module_available():
+    """None if /usr/bin/python3 imports the C module, else why not."""
+    if "reason" not in _c_available:
+        reason = None
+        if not os.access(SYSTEM_PYTHON, os.X_OK):
+            reason = f"{SYSTEM_PYTHON} is missing"
+        else:
+            p = subprocess.run([SYSTEM_PYTHON, "-c", "import perf; print(perf.__file__)"],
+                               env=c_env(), capture_output=True, text=True)
+            if p.returncode != 0 or not p.stdout.startswith(C_MODULE_PREFIX):
+                reason = ("the kernel's C module (Debian linux-perf) is not importable by "
+                          f"{SYSTEM_PYTHON}: {p.stderr.strip()[-300:]}")
+        _c_available["reason"] = reason
+    return _c_available["reason"]
+
+
+def oracle_self_check():
+    """PERF_TEST_OURS=c runs every "ours" subprocess under the C module: the
+    side-by-side comparisons then compare the oracle with itself, which
+    validates the tests (the in-process `perf_ours` tests skip)."""
+    return os.environ.get("PERF_TEST_OURS") == "c"
+
+
+def effective(which):
+    """The module a run for `which` really uses (see oracle_self_check);
+    skips the test if that is the C module and it is not installed."""
+    if which == "ours" and oracle_self_check():
+        which = "c"
+    if which == "c":
+        reason = c_module_available()
+        if reason:
+            pytest.skip(reason)
+    return which
+
+
+def env_for(which):
+    """The environment that makes `import perf` load `which`."""
+    return c_env() if which == "c" else ours_env(staged())
+
+
+def python_for(which):
+    """The interpreter for `which`: Debian's for the C module (the only one
+    that sees it), the test interpreter for ours."""
+    return SYSTEM_PYTHON if which == "c" else sys.executable
+
+
+def run_python(which, code, *, timeout=60, python=None, user=None,
+               args=(), env=None, prelude=True, wrapper=()):
+    """Runs `code` (fed on stdin, after the prelude) under one module.
+
+    `user` runs it as that uid/gid (setpriv); `python` overrides the
+    interpreter (e.g. /usr/bin/python3 for ours too); `env` adds variables;
+    `wrapper` is a command prefix (e.g. strace).
+    """
+    which = effective(which)
+    full_env = env_for(which)
+    full_env["PERF_TEST_MODULE"] = which
+    if env:
+        full_env.update(env)
+    cmd = [*wrapper, python or python_for(which), "-", *args]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    source = (PRELUDE + "\n" + code) if prelude else code
+    with tempfile.TemporaryFile() as out:
+        full_env["PERF_TEST_RESULT_FD"] = str(out.fileno())
+        try:
+            p = subprocess.run(cmd, input=source, env=full_env, capture_output=True, text=True,
+                               timeout=timeout, pass_fds=(out.fileno(),))
+        except subprocess.TimeoutExpired as e:
+            pytest.fail(f"{which}: timed out after {timeout}s\n--- stderr:\n{e.stderr}\n"
+                        f"--- stdout:\n{e.stdout}")
+        out.seek(0)
+        data = out.read()
+    result = json.loads(data) if data else None
+    return Run(which, p.returncode, p.stdout, p.stderr, result)
+
+
+def staged():
+    """The staged root, staging it on first use; fails the test on error."""
+    _stage()
+    if "error" in _staged:
+        pytest.fail(_staged["error"], pytrace=False)
+    return _staged["root"]
+
+
+def tracefs():
+    """The tracefs mount point, or None."""
+    for d in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
+        if os.path.exists(os.path.join(d, "events")):
+            return d
+    return None
+
+
+def tracepoint_id(system, name):
+    """The id tracefs gives a tracepoint, or None."""
+    d = tracefs()
+    if d is None:
+        return None
+    try:
+        with open(os.path.join(d, "events", system, name, "id")) as f:
+            return int(f.read())
+    except OSError:
+        return None
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (system-wide perf events)")
+needs_tracefs = pytest.mark.skipif(
+    tracepoint_id("sched", "sched_switch") is None,
+    reason="needs tracefs with sched:sched_switch (mount -t tracefs nodev /sys/kernel/tracing)")
+
+
+def expand_cpu_list(text):
+    """`0-3,5` -> [0, 1, 2, 3, 5] (the sysfs cpu list format)."""
+    cpus = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        cpus.extend(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def online_cpus():
+    """The online CPUs as /sys/devices/system/cpu/online lists them."""
+    with open("/sys/devices/system/cpu/online") as f:
+        return expand_cpu_list(f.read())
+
+
+def parse_strace_attr(line):
+    """`perf_event_open({type=…, …}, pid, cpu, group_fd, flags) = fd` as
+    strace -v prints it -> ({field: text}, [pid, cpu, group_fd, flags], ret)."""
+    head, _, rest = line.partition("perf_event_open({")
+    body, _, tail = rest.partition("}, ")
+    attr = {}
+    for item in body.split(", "):
+        key, _, value = item.partition("=")
+        attr[key] = value.split(" /*")[0]
+    args_text, _, ret = tail.partition(") = ")
+    return attr, [a.strip() for a in args_text.split(",")], ret.strip()
+
+
+needs_strace = pytest.mark.skipif(not shutil.which("strace"),
+                                  reason="needs strace (apt-get install strace) to see the attr the kernel gets")

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Running the record workloads (workloads/*.py) under a module, once per
+session, and the C module's repr formats (api.md §4.7.3) to check them."""
+
+import re
+from pathlib import Path
+
+WORKLOADS = Path(__file__).resolve().parent / "workloads"
+U64_UNSET = 2**64 - 1
+U32_UNSET = 2**32 - 1
+
+_runs = {}
+
+
+def workload(module, script, variant=None, timeout=60):
+    """The Run of workloads/<script>.py under `module` (cached per session)."""
+    key = (module.name, script, variant)
+    if key not in _runs:
+        code = (WORKLOADS / "common.py").read_text() + "\n" + (WORKLOADS / f"{script}.py").read_text()
+        _runs[key] = module.run(code, args=[variant] if variant else [], timeout=timeout)
+    return _runs[key]
+
+
+def lx(value):
+    """C's %#lx: 0x-prefixed lowercase hex, but plain 0 for zero."""
+    return hex(value) if value else "0"
+
+
+def c_repr(d):
+    """The repr the C module builds from a record's members (6.1 formats), or
+    None for records whose repr needs a member 6.1 does not expose."""
+    kind = d["class"]
+    if kind == "mmap_event":
+        return (f"{{ type: mmap, pid: {d['pid']}, tid: {d['tid']}, start: {lx(d['start'])}, "
+                f"length: {lx(d['len'])}, offset: {lx(d['pgoff'])}, filename: {d['filename']} }}")
+    if kind == "task_event":
+        label = "fork" if d["type"] == 7 else "exit"
+        return (f"{{ type: {label}, pid: {d['pid']}, ppid: {d['ppid']}, tid: {d['tid']}, "
+                f"ptid: {d['ptid']}, time: {d['time']}}}")
+    if kind == "comm_event":
+        return f"{{ type: comm, pid: {d['pid']}, tid: {d['tid']}, comm: {d['comm']} }}"
+    if kind == "throttle_event":
+        label = "" if d["type"] == 5 else "un"
+        return (f"{{ type: {label}throttle, time: {d['time']}, id: {d['id']}, "
+                f"stream_id: {d['stream_id']} }}")
+    if kind == "lost_event":
+        return f"{{ type: lost, id: {lx(d['id'])}, lost: {lx(d['lost'])} }}"
+    if kind == "read_event":
+        return f"{{ type: read, pid: {d['pid']}, tid: {d['tid']} }}"
+    if kind == "sample_event":
+        return "{ type: sample }"
+    return None
+
+
+SWITCH_REPR = re.compile(r"\{ type: context_switch, next_prev_pid: (\d+), next_prev_tid: (\d+), "
+                         r"switch_out: ([01]) \}")
+
+
+def check_repr(d):
+    """Asserts repr == str == the C format filled with the record's members."""
+    assert d["str"] == d["repr"], d
+    if d["class"] == "context_switch_event":
+        m = SWITCH_REPR.fullmatch(d["repr"])
+        assert m, d["repr"]
+        assert [int(m.group(1)), int(m.group(2))] == [d["next_prev_pid"], d["next_prev_tid"]]
+        return
+    expected = c_repr(d)
+    assert expected is not None, f"unexpected record class {d['class']}"
+    assert d["repr"] == expected
+
+
+def shape(text):
+    """A repr with every number replaced by N (0x.. and decimal alike)."""
+    return re.sub(r"0x[0-9a-f]+|\d+", "N", text)
+
+
+VOLATILE = {"time", "sample_time", "sample_id", "sample_stream_id", "sample_cpu", "start", "len",
+            "pgoff", "sample_ip", "id", "lost", "misc"}
+
+
+def normalise(d, names):
+    """A record with known pids named (names: pid -> label) and run-dependent
+    numbers reduced to what they mean (unset markers kept)."""
+    out = {}
+    for key, value in d.items():
+        if key in ("repr", "str"):
+            out[key] = shape(value)
+        elif isinstance(value, int) and value in names:
+            out[key] = names[value]
+        elif key in VOLATILE and isinstance(value, int):
+            kept = {U64_UNSET: "unset-u64", U32_UNSET: "unset-u32"}
+            if key not in ("sample_cpu", "time", "sample_time"):
+                kept[0] = 0
+            out[key] = kept.get(value, "N")
+        else:
+            out[key] = value
+    return out
+
+
+def compare(ours, c, names_ours, names_c):
+    """Asserts two record lists carry the same records, field for field, on
+    every member the C module has (ours may add members)."""
+    def key(d):
+        return repr(sorted(d.items()))
+    c_norm = sorted((normalise(d, names_c) for d in c), key=key)
+    o_norm = sorted(({k: v for k, v in normalise(d, names_ours).items() if k in dc}
+                     for d, dc in _pair_by_class(ours, c)), key=key)
+    assert o_norm == c_norm
+
+
+def _pair_by_class(ours, c):
+    """Each of our records with a C record of the same class (for its keys)."""
+    by_class = {d["class"]: d for d in c}
+    for d in ours:
+        yield d, by_class.get(d["class"], d)

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""cpu-clock samples and lost records (workloads/sampling.py), side by side:
+a busy child pinned to one CPU, sampled per thread. api.md §4.7, §5."""
+
+import pytest
+
+from sidebyside.records import U64_UNSET, check_repr, compare, shape, workload
+
+
+def test_cpu_clock_samples(module):
+    got = workload(module, "sampling", "cpu-clock").check()
+    child = got["child"]
+    # 0.3 s at one sample per 100 us: thousands; be lenient on a busy machine.
+    assert got["counts"].get("sample_event", 0) > 100, got["counts"]
+    assert set(got["counts"]) <= {"sample_event", "throttle_event", "lost_event"}
+    times = []
+    for e in got["samples"]:
+        assert e["class"] == "sample_event" and e["type"] == 9
+        assert e["sample_ip"] != 0
+        assert [e["sample_pid"], e["sample_tid"]] == [child, child]
+        assert e["sample_period"] == got["period"] == 100000
+        assert e["sample_cpu"] == got["cpu"]
+        assert [e["sample_addr"], e["sample_id"], e["sample_stream_id"]] == [0, U64_UNSET, U64_UNSET]
+        assert e["repr"] == e["str"] == "{ type: sample }"
+        times.append(e["sample_time"])
+    assert times == sorted(times) and len(set(times)) == len(times)
+    assert got["bad"] == [] and got["backwards"] == 0
+
+
+def test_records_crossing_the_end_of_the_ring(module):
+    """The one-page ring of the lost workload wraps thousands of times: every
+    sample read must still be whole (pid, tid, cpu, period, ip, time order)."""
+    got = workload(module, "sampling", "lost").check()
+    assert got["counts"].get("sample_event", 0) > 1000, got["counts"]
+    assert got["bad"] == [] and got["backwards"] == 0
+
+
+def test_lost_records(module):
+    got = workload(module, "sampling", "lost").check()
+    child = got["child"]
+    lost = [e for e in got["others"] if e["class"] == "lost_event"]
+    assert got["counts"].get("lost_event", 0) >= 1, got["counts"]
+    assert lost
+    ids = set()
+    for e in lost:
+        assert e["lost"] > 0
+        assert e["id"] > 0
+        ids.add(e["id"])
+        check_repr(e)
+        assert shape(e["repr"]) == "{ type: lost, id: N, lost: N }"
+        assert e["repr"].startswith(f"{{ type: lost, id: {hex(e['id'])}, lost: {hex(e['lost'])}")
+        # sample_id_all (default 1): the trailer carries the child's TID, TIME and CPU
+        assert [e["sample_pid"], e["sample_tid"], e["sample_cpu"]] == [child, child, got["cpu"]]
+    assert len(ids) == 1  # one event, one id
+    for e in got["others"]:
+        check_repr(e)
+
+
+def test_same_samples_as_the_c_module(ours, c_module):
+    o = workload(ours, "sampling", "cpu-clock").check()
+    c = workload(c_module, "sampling", "cpu-clock").check()
+    compare(o["samples"][:3], c["samples"][:3], {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
+
+
+def test_same_lost_records_as_the_c_module(ours, c_module):
+    o = workload(ours, "sampling", "lost").check()
+    c = workload(c_module, "sampling", "lost").check()
+    first = lambda run: [e for e in run["others"] if e["class"] == "lost_event"][:1]  # noqa: E731
+    compare(first(o), first(c), {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
+
+
+@pytest.mark.parametrize("variant", ["cpu-clock", "lost"])
+def test_ours_is_silent_on_stderr(ours, variant):
+    run = workload(ours, "sampling", variant)
+    run.check()
+    assert run.stderr == ""
