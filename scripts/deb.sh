@@ -4,8 +4,9 @@
 # releases and checks them with lintian. The .debs land in build/deb/.
 #
 #   PERF_PYTHON_RELEASES  releases to build for (default: the running one)
-#   CARGO_TARGET_DIR      cargo target directory (default build/cargo-alt,
-#                         shared with tests/loader, never target/)
+#   CARGO_TARGET_DIR      cargo target directory (default build/cargo-deb:
+#                         the package build has line tables, which the
+#                         other builds have not, so it never shares theirs)
 #   DEB_SOURCE            head (default): the committed tree (git archive
 #                         HEAD), so that work in progress in the checkout
 #                         does not end up in, or break, the packages;
@@ -21,7 +22,7 @@ top=$PWD
 out=$top/build/deb
 src=$out/src
 export PERF_PYTHON_RELEASES=${PERF_PYTHON_RELEASES:-$(uname -r)}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$top/build/cargo-alt}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$top/build/cargo-deb}
 case "$CARGO_TARGET_DIR" in /*) ;; *) CARGO_TARGET_DIR=$top/$CARGO_TARGET_DIR ;; esac
 
 # Build dependencies (the root of a dev machine installs what is missing).
