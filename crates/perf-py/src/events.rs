@@ -10,7 +10,8 @@ use perf_core::record::{self, Body, Mmap2File, Record, Sample};
 use perf_core::tracefs::Format;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::{PyClass, PyClassInitializer};
 
 use crate::evsel::PyEvsel;
 
@@ -117,7 +118,7 @@ event_class!(ReadEvent, "read_event", "perf read event object.",
 event_class!(SampleEvent, "sample_event", "perf sample event object.",
     rw {}
     ro {}
-    hidden { raw: Option<Vec<u8>>, format: Option<Arc<Format>>, evsel_obj: Option<Py<PyEvsel>> });
+    hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
     rw { misc: u32, next_prev_pid: u32, next_prev_tid: u32 }
     ro {}
@@ -316,19 +317,88 @@ impl SampleEvent {
     fn evsel(&self, py: Python<'_>) -> Option<Py<PyEvsel>> {
         self.evsel_obj.as_ref().map(|e| e.clone_ref(py))
     }
+}
 
-    // Tracepoint fields come first, so a field named like a member (`type`)
-    // shadows it, as in the C module.
+/// The numeric members `TracepointSampleEvent::__getattribute__` answers
+/// itself; in a format's index they are `MEMBER_BASE + position`.
+const SAMPLE_MEMBERS: [&str; 10] = [
+    "sample_ip",
+    "sample_pid",
+    "sample_tid",
+    "sample_time",
+    "sample_addr",
+    "sample_id",
+    "sample_stream_id",
+    "sample_period",
+    "sample_cpu",
+    "type",
+];
+const MEMBER_BASE: usize = 1 << 16;
+
+/// A tracepoint's format with a dict from field name (interned) to field
+/// index, built once per evsel, so a field lookup is one dict probe.
+pub struct TpInfo {
+    format: Arc<Format>,
+    index: Py<PyDict>,
+}
+
+impl TpInfo {
+    fn new(py: Python<'_>, format: &Arc<Format>) -> PyResult<Self> {
+        let index = PyDict::new(py);
+        for (k, n) in SAMPLE_MEMBERS.iter().enumerate() {
+            index.set_item(PyString::intern(py, n), MEMBER_BASE + k)?;
+        }
+        // Fields after members: a field named like a member shadows it.
+        for (i, f) in format.common_fields.iter().chain(&format.fields).enumerate() {
+            index.set_item(PyString::intern(py, &f.name), i)?;
+        }
+        Ok(TpInfo {
+            format: format.clone(),
+            index: index.unbind(),
+        })
+    }
+}
+
+/// A sample of a tracepoint evsel: a `sample_event` whose tracepoint fields
+/// read as attributes. Fields come first, so a field named like a member
+/// (`type`) shadows it, as in the C module.
+#[pyclass(module = "perf", name = "tracepoint_sample_event", extends = SampleEvent, subclass)]
+pub struct TracepointSampleEvent {
+    tp: Arc<TpInfo>,
+}
+
+#[pymethods]
+impl TracepointSampleEvent {
     fn __getattribute__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        {
-            let this = slf.borrow();
-            if let (Some(format), Some(payload)) = (&this.format, &this.raw) {
-                if let Some(v) = crate::tracepoint::field(py, format, payload, &name.to_cow()?)? {
-                    return Ok(v);
-                }
+        let this = slf.borrow();
+        let base = this.as_super();
+        // One dict probe answers fields and the numeric members (rather than
+        // a second descriptor call): this runs for every attribute access.
+        if let Some(i) = this.tp.index.bind(py).get_item(name)? {
+            let i: usize = i.extract()?;
+            if let Some(k) = i.checked_sub(MEMBER_BASE) {
+                let v = match k {
+                    0 => base.sample_ip.into_pyobject(py)?.into_any(),
+                    1 => base.sample_pid.into_pyobject(py)?.into_any(),
+                    2 => base.sample_tid.into_pyobject(py)?.into_any(),
+                    3 => base.sample_time.into_pyobject(py)?.into_any(),
+                    4 => base.sample_addr.into_pyobject(py)?.into_any(),
+                    5 => base.sample_id.into_pyobject(py)?.into_any(),
+                    6 => base.sample_stream_id.into_pyobject(py)?.into_any(),
+                    7 => base.sample_period.into_pyobject(py)?.into_any(),
+                    8 => base.sample_cpu.into_pyobject(py)?.into_any(),
+                    _ => base.r#type.into_pyobject(py)?.into_any(),
+                };
+                return Ok(v.unbind());
+            }
+            let format = &this.tp.format;
+            let field = format.common_fields.iter().chain(&format.fields).nth(i);
+            if let (Some(field), Some(payload)) = (field, base.raw.as_deref()) {
+                return crate::tracepoint::value(py, field, payload);
             }
         }
+        drop(this);
         crate::tracepoint::generic_getattr(slf.as_any(), name)
     }
 }
@@ -344,7 +414,9 @@ fn lossy(bytes: &[u8]) -> String {
 /// instead of allocating a new object, like CPython's own free lists.
 pub struct Recycler {
     record: Option<Record>,
-    pool: SamplePool,
+    samples: Pool<SampleEvent>,
+    tp_samples: Pool<TracepointSampleEvent>,
+    tp_infos: Vec<Arc<TpInfo>>,
 }
 
 impl Recycler {
@@ -352,23 +424,41 @@ impl Recycler {
     pub fn new() -> Self {
         Recycler {
             record: None,
-            pool: SamplePool {
-                samples: [None, None],
-                next: 0,
-            },
+            samples: Pool::default(),
+            tp_samples: Pool::default(),
+            tp_infos: Vec::new(),
         }
     }
 }
 
-/// The last two `sample_event`s handed out.
-struct SamplePool {
-    samples: [Option<Py<SampleEvent>>; 2],
+/// The field index of a format, built on first use.
+fn tp_info(infos: &mut Vec<Arc<TpInfo>>, py: Python<'_>, format: &Arc<Format>) -> PyResult<Arc<TpInfo>> {
+    if let Some(t) = infos.iter().find(|t| Arc::ptr_eq(&t.format, format)) {
+        return Ok(t.clone());
+    }
+    let t = Arc::new(TpInfo::new(py, format)?);
+    infos.push(t.clone());
+    Ok(t)
+}
+
+/// The last two objects of one class handed out.
+struct Pool<T: PyClass> {
+    samples: [Option<Py<T>>; 2],
     next: usize,
 }
 
-impl SamplePool {
-    /// A `sample_event` nobody else holds, if the cache has one.
-    fn reusable(&mut self, py: Python<'_>) -> Option<Py<SampleEvent>> {
+impl<T: PyClass> Default for Pool<T> {
+    fn default() -> Self {
+        Pool {
+            samples: [None, None],
+            next: 0,
+        }
+    }
+}
+
+impl<T: PyClass> Pool<T> {
+    /// An object nobody else holds, if the cache has one.
+    fn reusable(&mut self, py: Python<'_>) -> Option<Py<T>> {
         self.samples
             .iter()
             .flatten()
@@ -382,7 +472,7 @@ impl SamplePool {
             .map(|e| e.clone_ref(py))
     }
 
-    fn remember(&mut self, py: Python<'_>, e: &Py<SampleEvent>) {
+    fn remember(&mut self, py: Python<'_>, e: &Py<T>) {
         if self.samples.iter().flatten().any(|c| c.is(e)) {
             return;
         }
@@ -391,7 +481,7 @@ impl SamplePool {
     }
 }
 
-fn fill_sample(e: &mut SampleEvent, t: u32, s: &Sample, record: &[u8]) {
+fn fill_sample(py: Python<'_>, e: &mut SampleEvent, t: u32, s: &Sample, record: &[u8], evsel: Option<&Py<PyEvsel>>) {
     e.sample_ip = s.ip;
     e.sample_pid = s.pid;
     e.sample_tid = s.tid;
@@ -410,6 +500,14 @@ fn fill_sample(e: &mut SampleEvent, t: u32, s: &Sample, record: &[u8]) {
         }
         None => e.raw = None,
     }
+    let same_evsel = match (&e.evsel_obj, evsel) {
+        (Some(a), Some(b)) => a.is(b),
+        (None, None) => true,
+        _ => false,
+    };
+    if !same_evsel {
+        e.evsel_obj = evsel.map(|o| o.clone_ref(py));
+    }
 }
 
 /// Builds the Python object for one record read from the ring.
@@ -419,52 +517,49 @@ pub fn build(
     evsel: Option<&Py<PyEvsel>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    let bytes = rec.bytes;
     let parsed = cache.record.get_or_insert_with(|| Record::new(rec.info));
-    record::parse_into(bytes, rec.info, parsed)
+    record::parse_into(rec.bytes, rec.info, parsed)
         .map_err(|e| crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}")))?;
-    make(py, parsed, rec, evsel, &mut cache.pool)
+    let (t, bytes) = (parsed.header.type_, rec.bytes);
+    if let Body::Sample = parsed.body {
+        let s = &parsed.sample;
+        let Some(format) = rec.format else {
+            if let Some(e) = cache.samples.reusable(py) {
+                fill_sample(py, &mut e.borrow_mut(py), t, s, bytes, evsel);
+                return Ok(e.into_any());
+            }
+            let mut base = SampleEvent::default();
+            fill_sample(py, &mut base, t, s, bytes, evsel);
+            let e = Py::new(py, base)?;
+            cache.samples.remember(py, &e);
+            return Ok(e.into_any());
+        };
+        if let Some(e) = cache.tp_samples.reusable(py) {
+            {
+                let mut m = e.borrow_mut(py);
+                if !Arc::ptr_eq(&m.tp.format, format) {
+                    m.tp = tp_info(&mut cache.tp_infos, py, format)?;
+                }
+                fill_sample(py, m.as_super(), t, s, bytes, evsel);
+            }
+            return Ok(e.into_any());
+        }
+        let tp = tp_info(&mut cache.tp_infos, py, format)?;
+        let mut base = SampleEvent::default();
+        fill_sample(py, &mut base, t, s, bytes, evsel);
+        let e = Py::new(py, PyClassInitializer::from(base).add_subclass(TracepointSampleEvent { tp }))?;
+        cache.tp_samples.remember(py, &e);
+        return Ok(e.into_any());
+    }
+    other_event(py, parsed, bytes)
 }
 
-fn make(
-    py: Python<'_>,
-    parsed: &Record,
-    rec: RecordRef<'_>,
-    evsel: Option<&Py<PyEvsel>>,
-    cache: &mut SamplePool,
-) -> PyResult<Py<PyAny>> {
-    let bytes = rec.bytes;
+/// The non-sample record kinds.
+fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyAny>> {
     let t = parsed.header.type_;
     let s = &parsed.sample;
     let misc = u32::from(parsed.header.misc);
     let obj: Py<PyAny> = match &parsed.body {
-        Body::Sample => {
-            if let Some(e) = cache.reusable(py) {
-                {
-                    let mut m = e.borrow_mut(py);
-                    fill_sample(&mut m, t, s, bytes);
-                    if m.format.as_ref().map(Arc::as_ptr) != rec.format.map(Arc::as_ptr) {
-                        m.format = rec.format.cloned();
-                    }
-                    let same_evsel = match (&m.evsel_obj, evsel) {
-                        (Some(a), Some(b)) => a.is(b),
-                        (None, None) => true,
-                        _ => false,
-                    };
-                    if !same_evsel {
-                        m.evsel_obj = evsel.map(|e| e.clone_ref(py));
-                    }
-                }
-                return Ok(e.into_any());
-            }
-            let mut e = SampleEvent::default();
-            fill_sample(&mut e, t, s, bytes);
-            e.format = rec.format.cloned();
-            e.evsel_obj = evsel.map(|e| e.clone_ref(py));
-            let e = Py::new(py, e)?;
-            cache.remember(py, &e);
-            e.into_any()
-        }
         &Body::Comm { pid, tid, ref comm } => {
             let mut e = CommEvent::with_sample(t, s);
             (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(bytes, comm)));
@@ -536,6 +631,7 @@ pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("throttle_event", ThrottleEvent::type_object(py))?;
     m.add("read_event", ReadEvent::type_object(py))?;
     m.add("sample_event", SampleEvent::type_object(py))?;
+    m.add("tracepoint_sample_event", TracepointSampleEvent::type_object(py))?;
     m.add("switch_event", SwitchEvent::type_object(py))?;
     m.add("mmap2_event", Mmap2Event::type_object(py))?;
     Ok(())

@@ -8,7 +8,7 @@
 //! e.g. -1 as 4294967295); string arrays that are not printable come back as
 //! `bytearray`, and stay so for that field, as in the C module.
 
-use perf_core::tracefs::{self, Format, Value};
+use perf_core::tracefs::{self, Field, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyString};
 
@@ -25,26 +25,16 @@ pub fn tracepoint(py: Python<'_>, sys: Option<&str>, name: Option<&str>) -> i64 
         .unwrap_or(-1)
 }
 
-/// The value of field `name` in a raw payload, or None if the format has no
-/// such field. A payload too short for the field raises ValueError.
-pub fn field(
-    py: Python<'_>,
-    format: &Format,
-    payload: &[u8],
-    name: &str,
-) -> PyResult<Option<Py<PyAny>>> {
-    let Some(f) = format.field(name) else {
-        return Ok(None);
-    };
-    let value = f
-        .value(payload)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-    Ok(Some(match value {
+/// A field's value in a raw payload as a Python object (`str`, `bytearray`
+/// or `int`). A payload too short for the field raises ValueError.
+pub fn value(py: Python<'_>, f: &Field, payload: &[u8]) -> PyResult<Py<PyAny>> {
+    let value = f.value(payload).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(match value {
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyByteArray::new(py, b).into_any().unbind(),
         Value::Unsigned(u) => u.into_pyobject(py)?.into_any().unbind(),
         Value::Signed(s) => s.sign_extended().into_pyobject(py)?.into_any().unbind(),
-    }))
+    })
 }
 
 /// `object.__getattribute__(obj, name)`: the normal attribute lookup
