@@ -24,6 +24,7 @@ pub mod cpumap;
 pub mod error;
 pub mod evlist;
 pub mod evsel;
+pub mod parse_events;
 pub mod record;
 pub mod ring;
 pub mod sys;
