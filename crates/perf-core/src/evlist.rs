@@ -242,8 +242,19 @@ impl Evlist {
     /// known evsel (it is consumed then, and counted in `stats.unmatched`).
     /// `Err(InvalidArgument)` for a CPU without a ring.
     pub fn read_on_cpu_with<R>(&mut self, cpu: Cpu, f: impl FnOnce(RecordRef<'_>) -> R) -> Result<Option<R>> {
-        let Some(slot) = self.rings.iter_mut().find(|r| r.cpu == cpu) else {
+        let Some(idx) = self.rings.iter().position(|r| r.cpu == cpu) else {
             return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
+        };
+        Ok(self.read_ring_with(idx, f)?.flatten())
+    }
+
+    /// Reads at most one record from ring number `idx` (see `ring_count`):
+    /// `Ok(None)` when that ring has no complete record (or no such ring),
+    /// `Ok(Some(None))` for a record that matched no evsel (consumed and
+    /// counted in `stats.unmatched`), `Ok(Some(Some(r)))` otherwise.
+    pub fn read_ring_with<R>(&mut self, idx: usize, f: impl FnOnce(RecordRef<'_>) -> R) -> Result<Option<Option<R>>> {
+        let Some(slot) = self.rings.get_mut(idx) else {
+            return Ok(None);
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
         let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
@@ -257,14 +268,15 @@ impl Evlist {
                 format,
             }))
         })?;
-        match out {
-            Some(Some(r)) => Ok(Some(r)),
-            Some(None) => {
-                self.stats.unmatched += 1;
-                Ok(None)
-            }
-            None => Ok(None),
+        if let Some(None) = out {
+            self.stats.unmatched += 1;
         }
+        Ok(out)
+    }
+
+    /// Number of rings (one per CPU, or per thread for the "any CPU" map).
+    pub fn ring_count(&self) -> usize {
+        self.rings.len()
     }
 
     /// Every CPU number that has a ring, in ring order.

@@ -12,6 +12,7 @@ use pyo3::types::PyList;
 
 use crate::cpu_map::PyCpuMap;
 use crate::error::PerfResult;
+use crate::event_iter::EventIterator;
 use crate::events;
 use crate::evsel::{map_arg, PyEvsel};
 use crate::sequence::{sequence_index, SeqIndex};
@@ -32,6 +33,24 @@ struct Inner {
 }
 
 impl PyEvlist {
+    /// The next event from ring `*ring` onwards, moving `*ring` past rings
+    /// that are empty; None when every ring is empty.
+    pub fn next_event(&self, py: Python<'_>, ring: &mut usize) -> PyResult<Option<Py<PyAny>>> {
+        let mut guard = self.inner();
+        let Inner { core, evsels, cache } = &mut *guard;
+        while *ring < core.ring_count() {
+            let out = core
+                .read_ring_with(*ring, |rec| events::build(py, rec, evsels.get(rec.evsel_idx), cache))
+                .map_err(crate::error::PerfError)?;
+            match out {
+                Some(Some(event)) => return event.map(Some),
+                Some(None) => continue,
+                None => *ring += 1,
+            }
+        }
+        Ok(None)
+    }
+
     fn inner(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -151,6 +170,13 @@ impl PyEvlist {
             Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
             Err(e) => Err(crate::error::PerfError(e).into()),
         }
+    }
+
+    /// An iterator over every event now in the rings, ring after ring (the
+    /// batch reader: one call drains everything, at most max_events events).
+    #[pyo3(signature = (max_events=None))]
+    fn read_all(slf: &Bound<'_, Self>, max_events: Option<usize>) -> EventIterator {
+        EventIterator::new(slf.clone().unbind(), max_events)
     }
 
     /// Enable the evsels in the evlist.

@@ -15,6 +15,7 @@ mod build_info;
 mod constants;
 mod cpu_map;
 mod error;
+mod event_iter;
 mod events;
 mod evlist;
 mod evsel;

@@ -18,6 +18,7 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("evlist", PyEvlist::type_object(py))?;
     m.add("evsel", PyEvsel::type_object(py))?;
     crate::events::add_to(m)?;
+    m.add("event_iterator", crate::event_iter::EventIterator::type_object(py))?;
     m.add("thread_map", PyThreadMap::type_object(py))?;
     m.add("cpu_map", PyCpuMap::type_object(py))?;
     crate::constants::add_to(m)?;
