@@ -141,6 +141,35 @@ impl Evlist {
         }
     }
 
+    /// The union of the CPUs of every evsel (as opened, else the evlist's).
+    pub fn all_cpus(&self) -> CpuMap {
+        let mut all = CpuMap::from_cpus(Vec::new());
+        for evsel in &self.evsels {
+            if let Some(t) = lock(evsel).fds() {
+                all = all.merge(&t.cpus);
+            }
+        }
+        if all.is_empty() {
+            if let Ok((cpus, _)) = self.maps() {
+                return (*cpus).clone();
+            }
+        }
+        all
+    }
+
+    /// perf record's defaults on every evsel (`evlist.config()`), then each
+    /// evsel's own config terms again.
+    pub fn config(&mut self) {
+        let mut guards: Vec<MutexGuard<'_, Evsel>> = self.evsels.iter().map(lock).collect();
+        let mut refs: Vec<&mut Evsel> = guards.iter_mut().map(|g| &mut **g).collect();
+        crate::config::config(&mut refs);
+        for e in refs {
+            let terms = std::mem::take(&mut e.config_terms);
+            crate::parse_events::apply_config_terms(&terms, &mut e.attr);
+            e.config_terms = terms;
+        }
+    }
+
     /// Drops the rings (fds stay open).
     pub fn munmap(&mut self) {
         self.rings.clear();

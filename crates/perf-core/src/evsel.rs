@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use crate::abi::{self, AttrBits, Fallback, OpenArgs, Policy};
 use crate::attr::Attr;
-use crate::cpumap::CpuMap;
+use crate::counts::{self, CountsValues};
+use crate::cpumap::{Cpu, CpuMap};
 use crate::error::Result;
 use crate::sys::EventFd;
-use crate::threadmap::ThreadMap;
+use crate::threadmap::{Pid, ThreadMap};
 
 /// The fds of an opened evsel: `fds[cpu_idx * threads.len() + thread_idx]`.
 #[derive(Debug)]
@@ -53,7 +54,12 @@ pub struct Evsel {
     pub defaults: AttrBits,
     /// What the last open dropped, and why.
     pub fallbacks: Vec<Fallback>,
+    /// Per-event config terms from `parse_events` (`period=`, `call-graph=`…),
+    /// re-applied after `evlist.config()` as perf does.
+    pub config_terms: Vec<crate::parse_events::ConfigTerm>,
     fds: Option<FdTable>,
+    /// The previous `read()` of each fd, for deltas.
+    prev_counts: Vec<Option<CountsValues>>,
 }
 
 impl Evsel {
@@ -100,6 +106,7 @@ impl Evsel {
             }
         }
         let attr = settled.map_or(self.attr, |(a, _)| a);
+        self.prev_counts = vec![None; fds.len()];
         self.fds = Some(FdTable {
             cpus,
             threads,
@@ -112,6 +119,28 @@ impl Evsel {
     /// Closes every fd (idempotent).
     pub fn close(&mut self) {
         self.fds = None;
+        self.prev_counts.clear();
+    }
+
+    /// Reads the counter of (CPU number, thread id) — perf ≥ 6.17's
+    /// `evsel.read(cpu, thread)`: the change since the previous read of the
+    /// same fd (since open for the first). `Ok(None)` when that CPU or thread
+    /// is not in the maps the evsel was opened with.
+    pub fn read_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<Option<CountsValues>> {
+        let Some(t) = &self.fds else {
+            return Err(crate::Error::InvalidArgument("evsel is not open".to_owned()));
+        };
+        let (Some(ci), Some(ti)) = (t.cpus.index_of(cpu), t.threads.index_of(tid)) else {
+            return Ok(None);
+        };
+        let slot = ci * t.threads.len() + ti;
+        let Some(fd) = t.get(ci, ti) else { return Ok(None) };
+        let now = counts::read_counter(fd.raw(), t.attr.read_format)?;
+        let prev = self.prev_counts.get_mut(slot).and_then(Option::take).unwrap_or_default();
+        if let Some(p) = self.prev_counts.get_mut(slot) {
+            *p = Some(now);
+        }
+        Ok(Some(now.delta(&prev)))
     }
 
     /// The fd table while open.

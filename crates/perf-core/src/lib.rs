@@ -20,6 +20,8 @@
 
 pub mod abi;
 pub mod attr;
+pub mod config;
+pub mod counts;
 pub mod cpumap;
 pub mod error;
 pub mod evlist;

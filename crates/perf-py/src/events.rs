@@ -349,7 +349,12 @@ impl TpInfo {
             index.set_item(PyString::intern(py, n), MEMBER_BASE + k)?;
         }
         // Fields after members: a field named like a member shadows it.
-        for (i, f) in format.common_fields.iter().chain(&format.fields).enumerate() {
+        for (i, f) in format
+            .common_fields
+            .iter()
+            .chain(&format.fields)
+            .enumerate()
+        {
             index.set_item(PyString::intern(py, &f.name), i)?;
         }
         Ok(TpInfo {
@@ -432,7 +437,11 @@ impl Recycler {
 }
 
 /// The field index of a format, built on first use.
-fn tp_info(infos: &mut Vec<Arc<TpInfo>>, py: Python<'_>, format: &Arc<Format>) -> PyResult<Arc<TpInfo>> {
+fn tp_info(
+    infos: &mut Vec<Arc<TpInfo>>,
+    py: Python<'_>,
+    format: &Arc<Format>,
+) -> PyResult<Arc<TpInfo>> {
     if let Some(t) = infos.iter().find(|t| Arc::ptr_eq(&t.format, format)) {
         return Ok(t.clone());
     }
@@ -481,7 +490,14 @@ impl<T: PyClass> Pool<T> {
     }
 }
 
-fn fill_sample(py: Python<'_>, e: &mut SampleEvent, t: u32, s: &Sample, record: &[u8], evsel: Option<&Py<PyEvsel>>) {
+fn fill_sample(
+    py: Python<'_>,
+    e: &mut SampleEvent,
+    t: u32,
+    s: &Sample,
+    record: &[u8],
+    evsel: Option<&Py<PyEvsel>>,
+) {
     e.sample_ip = s.ip;
     e.sample_pid = s.pid;
     e.sample_tid = s.tid;
@@ -518,8 +534,9 @@ pub fn build(
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
     let parsed = cache.record.get_or_insert_with(|| Record::new(rec.info));
-    record::parse_into(rec.bytes, rec.info, parsed)
-        .map_err(|e| crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}")))?;
+    record::parse_into(rec.bytes, rec.info, parsed).map_err(|e| {
+        crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
+    })?;
     let (t, bytes) = (parsed.header.type_, rec.bytes);
     if let Body::Sample = parsed.body {
         let s = &parsed.sample;
@@ -547,7 +564,10 @@ pub fn build(
         let tp = tp_info(&mut cache.tp_infos, py, format)?;
         let mut base = SampleEvent::default();
         fill_sample(py, &mut base, t, s, bytes, evsel);
-        let e = Py::new(py, PyClassInitializer::from(base).add_subclass(TracepointSampleEvent { tp }))?;
+        let e = Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(TracepointSampleEvent { tp }),
+        )?;
         cache.tp_samples.remember(py, &e);
         return Ok(e.into_any());
     }
@@ -565,12 +585,25 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(bytes, comm)));
             Py::new(py, e)?.into_any()
         }
-        &Body::Task { pid, ppid, tid, ptid, time } => {
+        &Body::Task {
+            pid,
+            ppid,
+            tid,
+            ptid,
+            time,
+        } => {
             let mut e = TaskEvent::with_sample(t, s);
             (e.pid, e.ppid, e.tid, e.ptid, e.time) = (pid, ppid, tid, ptid, time);
             Py::new(py, e)?.into_any()
         }
-        &Body::Mmap { pid, tid, start, len, pgoff, ref filename } => {
+        &Body::Mmap {
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            ref filename,
+        } => {
             let mut e = MmapEvent::with_sample(t, s);
             (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff) = (misc, pid, tid, start, len, pgoff);
             e.filename = lossy(record::bytes(bytes, filename));
@@ -581,7 +614,11 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             (e.id, e.lost) = (id, lost);
             Py::new(py, e)?.into_any()
         }
-        &Body::Throttle { time, id, stream_id } => {
+        &Body::Throttle {
+            time,
+            id,
+            stream_id,
+        } => {
             let mut e = ThrottleEvent::with_sample(t, s);
             (e.time, e.id, e.stream_id) = (time, id, stream_id);
             Py::new(py, e)?.into_any()
@@ -592,19 +629,39 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             e.values = values.values().iter().map(|v| v.value).collect();
             Py::new(py, e)?.into_any()
         }
-        &Body::Switch { next_prev_pid, next_prev_tid } => {
+        &Body::Switch {
+            next_prev_pid,
+            next_prev_tid,
+        } => {
             let mut e = SwitchEvent::with_sample(t, s);
             (e.misc, e.next_prev_pid, e.next_prev_tid) = (misc, next_prev_pid, next_prev_tid);
             Py::new(py, e)?.into_any()
         }
-        &Body::Mmap2 { pid, tid, start, len, pgoff, file, prot, flags, ref filename } => {
+        &Body::Mmap2 {
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            file,
+            prot,
+            flags,
+            ref filename,
+        } => {
             let mut e = Mmap2Event::with_sample(t, s);
-            (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags) =
-                (misc, pid, tid, start, len, pgoff, prot, flags);
+            (
+                e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags,
+            ) = (misc, pid, tid, start, len, pgoff, prot, flags);
             e.filename = lossy(record::bytes(bytes, filename));
             match file {
-                Mmap2File::Inode { maj, min, ino, ino_generation } => {
-                    (e.maj, e.min, e.ino, e.ino_generation) = (Some(maj), Some(min), Some(ino), Some(ino_generation));
+                Mmap2File::Inode {
+                    maj,
+                    min,
+                    ino,
+                    ino_generation,
+                } => {
+                    (e.maj, e.min, e.ino, e.ino_generation) =
+                        (Some(maj), Some(min), Some(ino), Some(ino_generation));
                 }
                 Mmap2File::BuildId { size, build_id } => {
                     let n = usize::from(size).min(build_id.len());
@@ -631,7 +688,10 @@ pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("throttle_event", ThrottleEvent::type_object(py))?;
     m.add("read_event", ReadEvent::type_object(py))?;
     m.add("sample_event", SampleEvent::type_object(py))?;
-    m.add("tracepoint_sample_event", TracepointSampleEvent::type_object(py))?;
+    m.add(
+        "tracepoint_sample_event",
+        TracepointSampleEvent::type_object(py),
+    )?;
     m.add("switch_event", SwitchEvent::type_object(py))?;
     m.add("mmap2_event", Mmap2Event::type_object(py))?;
     Ok(())

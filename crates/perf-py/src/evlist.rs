@@ -37,10 +37,16 @@ impl PyEvlist {
     /// that are empty; None when every ring is empty.
     pub fn next_event(&self, py: Python<'_>, ring: &mut usize) -> PyResult<Option<Py<PyAny>>> {
         let mut guard = self.inner();
-        let Inner { core, evsels, cache } = &mut *guard;
+        let Inner {
+            core,
+            evsels,
+            cache,
+        } = &mut *guard;
         while *ring < core.ring_count() {
             let out = core
-                .read_ring_with(*ring, |rec| events::build(py, rec, evsels.get(rec.evsel_idx), cache))
+                .read_ring_with(*ring, |rec| {
+                    events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+                })
                 .map_err(crate::error::PerfError)?;
             match out {
                 Some(Some(event)) => return event.map(Some),
@@ -159,11 +165,22 @@ impl PyEvlist {
 
     /// reads an event.
     #[pyo3(signature = (cpu, sample_id_all=1))]
-    fn read_on_cpu(&self, py: Python<'_>, cpu: i32, sample_id_all: i32) -> PyResult<Option<Py<PyAny>>> {
+    fn read_on_cpu(
+        &self,
+        py: Python<'_>,
+        cpu: i32,
+        sample_id_all: i32,
+    ) -> PyResult<Option<Py<PyAny>>> {
         let _ = sample_id_all; // parsed and ignored, as in the C module
         let mut guard = self.inner();
-        let Inner { core, evsels, cache } = &mut *guard;
-        let out = core.read_on_cpu_with(cpu, |rec| events::build(py, rec, evsels.get(rec.evsel_idx), cache));
+        let Inner {
+            core,
+            evsels,
+            cache,
+        } = &mut *guard;
+        let out = core.read_on_cpu_with(cpu, |rec| {
+            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+        });
         match out {
             Ok(Some(event)) => event.map(Some),
             Ok(None) => Ok(None),
@@ -177,6 +194,16 @@ impl PyEvlist {
     #[pyo3(signature = (max_events=None))]
     fn read_all(slf: &Bound<'_, Self>, max_events: Option<usize>) -> EventIterator {
         EventIterator::new(slf.clone().unbind(), max_events)
+    }
+
+    /// CPU map union of all evsel CPU maps.
+    fn all_cpus(&self) -> PyCpuMap {
+        PyCpuMap::wrap(std::sync::Arc::new(self.inner().core.all_cpus()))
+    }
+
+    /// Apply default record options to the evlist.
+    fn config(&self) {
+        self.inner().core.config();
     }
 
     /// Enable the evsels in the evlist.

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::PyClass;
 
+use crate::counts::PyCountsValues;
 use crate::cpu_map::PyCpuMap;
 use crate::error::PerfError;
 use crate::evsel_args;
@@ -203,6 +204,49 @@ impl PyEvsel {
                 (f.name.clone(), why)
             })
             .collect()
+    }
+
+    /// CPUs the event is to be used with.
+    fn cpus(&self) -> PyCpuMap {
+        let e = lock(&self.inner);
+        let map = e
+            .fds()
+            .map(|t| t.cpus.clone())
+            .unwrap_or_else(|| Arc::new(perf_core::cpumap::CpuMap::any()));
+        PyCpuMap::wrap(map)
+    }
+
+    /// threads the event is to be used with.
+    fn threads(&self) -> PyThreadMap {
+        let e = lock(&self.inner);
+        let map = e
+            .fds()
+            .map(|t| t.threads.clone())
+            .unwrap_or_else(|| Arc::new(perf_core::threadmap::ThreadMap::any()));
+        PyThreadMap::wrap(map)
+    }
+
+    /// read counters
+    #[pyo3(signature = (cpu, thread, /))]
+    fn read(&self, py: Python<'_>, cpu: i32, thread: i32) -> PyResult<PyCountsValues> {
+        let inner = self.inner.clone();
+        let out = py.detach(move || lock(&inner).read_counts(cpu, thread));
+        match out {
+            Ok(Some(c)) => Ok(c.into()),
+            Ok(None) => {
+                let e = lock(&self.inner);
+                let in_cpus = e.fds().is_some_and(|t| t.cpus.index_of(cpu).is_some());
+                Err(PyTypeError::new_err(if in_cpus {
+                    format!("Thread {thread} is not part of evsel's threads")
+                } else {
+                    format!("CPU {cpu} is not part of evsel's CPUs")
+                }))
+            }
+            Err(perf_core::Error::InvalidArgument(m)) => {
+                Err(pyo3::exceptions::PyValueError::new_err(m))
+            }
+            Err(e) => Err(PerfError(e).into()),
+        }
     }
 
     /// event IDs.

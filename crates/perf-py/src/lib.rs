@@ -13,6 +13,7 @@
 mod abi_policy;
 mod build_info;
 mod constants;
+mod counts;
 mod cpu_map;
 mod error;
 mod event_iter;
@@ -22,6 +23,8 @@ mod evsel;
 mod evsel_args;
 mod evsel_name;
 mod module;
+mod parse_events;
+mod pmu;
 mod sequence;
 mod thread_map;
 mod tracepoint;

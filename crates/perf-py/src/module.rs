@@ -18,12 +18,22 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("evlist", PyEvlist::type_object(py))?;
     m.add("evsel", PyEvsel::type_object(py))?;
     crate::events::add_to(m)?;
-    m.add("event_iterator", crate::event_iter::EventIterator::type_object(py))?;
+    m.add(
+        "event_iterator",
+        crate::event_iter::EventIterator::type_object(py),
+    )?;
     m.add("thread_map", PyThreadMap::type_object(py))?;
     m.add("cpu_map", PyCpuMap::type_object(py))?;
     crate::constants::add_to(m)?;
     m.add_function(wrap_pyfunction!(crate::tracepoint::tracepoint, m)?)?;
     m.add_function(wrap_pyfunction!(crate::abi_policy::set_abi_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::parse_events::parse_events, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::pmu::pmus, m)?)?;
+    m.add(
+        "counts_values",
+        crate::counts::PyCountsValues::type_object(py),
+    )?;
+    m.add("pmu", crate::pmu::PyPmu::type_object(py))?;
     crate::build_info::add_to(m)?;
     Ok(())
 }

@@ -28,7 +28,9 @@ pub fn tracepoint(py: Python<'_>, sys: Option<&str>, name: Option<&str>) -> i64 
 /// A field's value in a raw payload as a Python object (`str`, `bytearray`
 /// or `int`). A payload too short for the field raises ValueError.
 pub fn value(py: Python<'_>, f: &Field, payload: &[u8]) -> PyResult<Py<PyAny>> {
-    let value = f.value(payload).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let value = f
+        .value(payload)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     Ok(match value {
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyByteArray::new(py, b).into_any().unbind(),
