@@ -24,7 +24,7 @@ pub fn config(evsels: &mut [&mut Evsel]) {
         a.set_flag("inherit", 0);
         a.read_format |= PERF_FORMAT_LOST;
         a.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-        if a.sample_period == 0 && a.flag("freq") == Some(0) || a.sample_period == 0 {
+        if a.sample_period == 0 {
             a.set_flag("freq", 1);
             a.sample_period = DEFAULT_FREQ;
         }
