@@ -201,6 +201,37 @@ def test_perf_python_info_names_the_installed_build(installation):
     assert run(["man", "-w", "perf-python-info"]).returncode == 0
 
 
+def autopkgtests():
+    """(name, command) of each test in debian/tests/control (deb822)."""
+    text = (REPO / "debian" / "tests" / "control").read_text()
+    tests = []
+    for stanza in text.split("\n\n"):
+        fields = {}
+        for line in stanza.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            key, _, value = line.partition(":")
+            fields[key.strip().lower()] = value.strip()
+        if "test-command" in fields:
+            tests.append((fields["test-command"], ["sh", "-c", fields["test-command"]]))
+        for name in fields.get("tests", "").split():
+            tests.append((name, [str(REPO / "debian" / "tests" / name)]))
+        assert "depends" in fields and "allow-stderr" in fields.get("restrictions", "")
+    return tests
+
+
+def test_autopkgtest_definitions_pass_on_the_installation(installation):
+    tests = autopkgtests()
+    assert [name for name, _ in tests] == ["python3 -c 'import perf; [print(c) for c in perf.cpu_map()]'",
+                                           "cpu-map"]
+    # A testbed's python3 is Debian's, not a developer's pyenv.
+    env = dict(clean_env(), PATH="/usr/sbin:/usr/bin:/sbin:/bin")
+    for name, cmd in tests:
+        p = run(cmd, env=env, cwd="/", timeout=120)
+        assert p.returncode == 0, f"{name}:\n{p.stdout}\n{p.stderr}"
+        assert str(online_cpus()[-1]) in p.stdout
+
+
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory):
     """Debian's tuned, downloaded and extracted at test time (never committed)."""
