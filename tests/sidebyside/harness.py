@@ -5,7 +5,9 @@ Used by tests/conftest.py's fixtures and by the test modules (markers,
 tracefs helpers). Everything here is plain functions; no pytest fixtures.
 """
 
+import atexit
 import dataclasses
+import glob
 import json
 import os
 import shutil
@@ -99,11 +101,38 @@ def ours_env(root):
     return env
 
 
+def c_module_file():
+    """Debian's compiled C module, or None."""
+    found = sorted(glob.glob(C_MODULE_PREFIX + "cpython-*.so"))
+    return found[-1] if found else None
+
+
+_oracle = {}
+
+
+def c_oracle_dir():
+    """A directory holding only a link to the C module, put first on the C
+    runs' PYTHONPATH: `import perf` then finds the C module even when a
+    python3-perf package (ours) has put a `perf/` package beside it in
+    dist-packages, which would otherwise shadow it."""
+    if "dir" not in _oracle:
+        d = tempfile.mkdtemp(prefix="perf-c-oracle-")
+        os.chmod(d, 0o755)  # readable by the unprivileged runs
+        so = c_module_file()
+        if so:
+            os.symlink(so, os.path.join(d, os.path.basename(so)))
+        atexit.register(shutil.rmtree, d, ignore_errors=True)
+        _oracle["dir"] = d
+    return _oracle["dir"]
+
+
 def c_env():
     """Environment under which /usr/bin/python3 imports the C module."""
     drop = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERF_PYTHON_SYSROOT",
             "PERF_PYTHON_KERNEL_RELEASE")
-    return {k: v for k, v in os.environ.items() if k not in drop}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PYTHONPATH"] = c_oracle_dir()
+    return env
 
 
 _c_available = {}
@@ -115,12 +144,14 @@ def c_module_available():
         reason = None
         if not os.access(SYSTEM_PYTHON, os.X_OK):
             reason = f"{SYSTEM_PYTHON} is missing"
+        elif not c_module_file():
+            reason = f"the kernel's C module is not installed ({C_MODULE_PREFIX}cpython-*.so: apt-get install linux-perf)"
         else:
-            p = subprocess.run([SYSTEM_PYTHON, "-c", "import perf; print(perf.__file__)"],
+            p = subprocess.run([SYSTEM_PYTHON, "-c", "import os, perf; print(os.path.realpath(perf.__file__))"],
                                env=c_env(), capture_output=True, text=True)
             if p.returncode != 0 or not p.stdout.startswith(C_MODULE_PREFIX):
                 reason = ("the kernel's C module (Debian linux-perf) is not importable by "
-                          f"{SYSTEM_PYTHON}: {p.stderr.strip()[-300:]}")
+                          f"{SYSTEM_PYTHON}: {(p.stdout + p.stderr).strip()[-300:]}")
         _c_available["reason"] = reason
     return _c_available["reason"]
 
