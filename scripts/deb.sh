@@ -13,14 +13,21 @@
 #                         worktree: the checkout as it is (tracked and
 #                         untracked files git does not ignore)
 #
-# The source is copied to build/deb/src, so that dpkg-buildpackage's clean
+#   PERF_PYTHON_DEB_OUT   output directory (default build/deb); runs for one
+#                         directory wait for each other (flock on <dir>.lock)
+#
+# The source is copied to <output>/src, so that dpkg-buildpackage's clean
 # and generated files never touch the checkout; dpkg-buildpackage writes the
 # packages to the copy's parent directory, build/deb/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-out=$top/build/deb
+out=${PERF_PYTHON_DEB_OUT:-$top/build/deb}
+case "$out" in /*) ;; *) out=$top/$out ;; esac
 src=$out/src
+mkdir -p "$(dirname "$out")"
+exec 9> "$out.lock"
+flock 9
 export PERF_PYTHON_RELEASES=${PERF_PYTHON_RELEASES:-$(uname -r)}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$top/build/cargo-deb}
 case "$CARGO_TARGET_DIR" in /*) ;; *) CARGO_TARGET_DIR=$top/$CARGO_TARGET_DIR ;; esac

@@ -10,9 +10,12 @@ machine is left as it was found: the tests skip if one of our packages was
 installed before.
 
 $PERF_TEST_DEBS names a directory of packages built already (make deb); by
-default they are built here (build/deb).
+default they are built here, into build/test-packaging (not build/deb, which
+`make deb` may be rewriting at the same time). Two runs of these tests on one
+machine take turns (a lock around install ... purge).
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -95,9 +98,9 @@ def debs():
     """The .debs (no -dbgsym): built by scripts/deb.sh unless $PERF_TEST_DEBS
     names a directory of them; lintian must report no errors."""
     given = os.environ.get("PERF_TEST_DEBS")
-    out = Path(given) if given else REPO / "build" / "deb"
+    out = Path(given) if given else REPO / "build" / "test-packaging"
     if not given:
-        env = dict(os.environ, PERF_PYTHON_RELEASES=RELEASE)
+        env = dict(os.environ, PERF_PYTHON_RELEASES=RELEASE, PERF_PYTHON_DEB_OUT=str(out))
         p = run([str(REPO / "scripts" / "deb.sh")], cwd=REPO, env=env, timeout=3600)
         assert p.returncode == 0, f"scripts/deb.sh failed:\n{p.stdout[-4000:]}\n{p.stderr[-4000:]}"
     debs = sorted(d for d in out.glob("*.deb") if "-dbgsym_" not in d.name)
@@ -111,7 +114,15 @@ def debs():
 
 
 @pytest.fixture(scope="module")
-def installation(debs):
+def machine_lock():
+    """Held from installation to purge: one packaging test run at a time."""
+    with open("/run/lock/perf-python-packaging.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(scope="module")
+def installation(debs, machine_lock):
     packages = [run(["dpkg-deb", "-f", str(d), "Package"]).stdout.strip() for d in debs]
     for package in packages:
         if known(package):
