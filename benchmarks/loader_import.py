@@ -11,8 +11,13 @@ Then runs RUNS interpreters per mode, alternating the modes, each timing the
 `import perf` statement with time.perf_counter_ns, and prints the medians and
 their ratio. The whole-process wall time (start-up included) is printed too.
 
+With --installed it times the installed packages instead (python3-perf and
+python3-perf-<abi> from `make deb`): the loader in /usr/lib/python3/dist-packages
+and the build in /usr/lib/linux-tools/<release>/lib, against a copy of that
+build alone on sys.path.
+
 Usage: benchmarks/loader_import.py [--python /usr/bin/python3] [--runs 300]
-                                   [--so build/releases/R/perf.abi3.so]
+                                   [--so build/releases/R/perf.abi3.so | --installed]
 """
 
 import argparse
@@ -87,12 +92,26 @@ def main():
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--release", default=os.uname().release)
     parser.add_argument("--so", help="the build to time (default build/releases/<release>/perf.abi3.so)")
+    parser.add_argument("--installed", action="store_true",
+                        help="time the installed loader and build for the running release")
     args = parser.parse_args()
-    so = args.so or os.path.join(REPO, "build", "releases", args.release, "perf.abi3.so")
-    if not os.path.isfile(so):
-        sys.exit(f"{so} is not built: scripts/build.sh {args.release}")
+    if args.installed:
+        so = f"/usr/lib/linux-tools/{args.release}/lib/perf.abi3.so"
+        if not os.path.isfile(so) or not os.path.isdir("/usr/lib/python3/dist-packages/perf"):
+            sys.exit("the packages are not installed (make deb; dpkg -i build/deb/*.deb)")
+    else:
+        so = args.so or os.path.join(REPO, "build", "releases", args.release, "perf.abi3.so")
+        if not os.path.isfile(so):
+            sys.exit(f"{so} is not built: scripts/build.sh {args.release}")
     with tempfile.TemporaryDirectory(prefix="perf-loader-bench.") as tmp:
-        envs = dict(zip(("loader", "direct"), stage(so, args.release, tmp)))
+        if args.installed:
+            direct = os.path.join(tmp, "direct")
+            os.makedirs(direct)
+            shutil.copy(so, os.path.join(direct, "perf.abi3.so"))
+            base = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PERF_PYTHON_"))}
+            envs = {"loader": base, "direct": dict(base, PYTHONPATH=direct)}
+        else:
+            envs = dict(zip(("loader", "direct"), stage(so, args.release, tmp)))
         for env in envs.values():  # warm the page cache and write the .pyc files
             run_once(args.python, env)
         samples = {mode: [] for mode in envs}
@@ -103,8 +122,9 @@ def main():
     uid = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
                              capture_output=True, text=True).stdout.strip()
+    where = "installed packages" if args.installed else "staged root"
     print(f"{args.python} {version}, {args.runs} fresh interpreters per mode, as {uid}, "
-          f"build for {args.release}, load average {os.getloadavg()[0]:.2f}")
+          f"build for {args.release} ({where}), load average {os.getloadavg()[0]:.2f}")
     print("          import perf (wall)  import perf (CPU)  whole process (wall)")
     for mode in ("direct", "loader"):
         w, c, p = med[mode]
