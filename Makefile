@@ -60,3 +60,6 @@ test-loader:
 # tuned's perf logic with /usr/bin/python3, purges them (root; slow).
 test-packaging:
 	$(PYTHON) -m pytest -q -m slow tests/packaging
+
+bench: setup install
+	/usr/bin/python3 benchmarks/bench.py

@@ -123,10 +123,26 @@ impl Evlist {
     /// Opens every evsel on the evlist's maps; on failure closes them all.
     pub fn open(&mut self, policy: &Policy) -> Result<()> {
         let (cpus, threads) = self.maps()?;
-        let result = self
-            .evsels
-            .iter()
-            .try_for_each(|evsel| lock(evsel).open(cpus.clone(), threads.clone(), policy));
+        let result = (0..self.evsels.len()).try_for_each(|i| {
+            let leader = lock(&self.evsels[i]).group_leader.filter(|&l| l < i);
+            // Members are opened with their leader's fd for the same
+            // (CPU, thread), so the kernel schedules the group together.
+            let leader_fds: Option<Vec<RawFd>> = leader.and_then(|l| {
+                Some(
+                    lock(self.evsels.get(l)?)
+                        .fds()?
+                        .iter()
+                        .map(|f| f.raw())
+                        .collect(),
+                )
+            });
+            lock(&self.evsels[i]).open_in_group(
+                cpus.clone(),
+                threads.clone(),
+                policy,
+                leader_fds.as_deref(),
+            )
+        });
         if result.is_err() {
             self.close();
         }
@@ -270,7 +286,11 @@ impl Evlist {
     /// when the ring has no complete record or the record belongs to no
     /// known evsel (it is consumed then, and counted in `stats.unmatched`).
     /// `Err(InvalidArgument)` for a CPU without a ring.
-    pub fn read_on_cpu_with<R>(&mut self, cpu: Cpu, f: impl FnOnce(RecordRef<'_>) -> R) -> Result<Option<R>> {
+    pub fn read_on_cpu_with<R>(
+        &mut self,
+        cpu: Cpu,
+        f: impl FnOnce(RecordRef<'_>) -> R,
+    ) -> Result<Option<R>> {
         let Some(idx) = self.rings.iter().position(|r| r.cpu == cpu) else {
             return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
         };
@@ -281,7 +301,11 @@ impl Evlist {
     /// `Ok(None)` when that ring has no complete record (or no such ring),
     /// `Ok(Some(None))` for a record that matched no evsel (consumed and
     /// counted in `stats.unmatched`), `Ok(Some(Some(r)))` otherwise.
-    pub fn read_ring_with<R>(&mut self, idx: usize, f: impl FnOnce(RecordRef<'_>) -> R) -> Result<Option<Option<R>>> {
+    pub fn read_ring_with<R>(
+        &mut self,
+        idx: usize,
+        f: impl FnOnce(RecordRef<'_>) -> R,
+    ) -> Result<Option<Option<R>>> {
         let Some(slot) = self.rings.get_mut(idx) else {
             return Ok(None);
         };

@@ -57,6 +57,9 @@ pub struct Evsel {
     /// Per-event config terms from `parse_events` (`period=`, `call-graph=`…),
     /// re-applied after `evlist.config()` as perf does.
     pub config_terms: Vec<crate::parse_events::ConfigTerm>,
+    /// Index in its evlist of this evsel's group leader, when it is a group
+    /// member (`{a,b}` in `parse_events`); None for leaders and loners.
+    pub group_leader: Option<usize>,
     fds: Option<FdTable>,
     /// The previous `read()` of each fd, for deltas.
     prev_counts: Vec<Option<CountsValues>>,
@@ -83,16 +86,38 @@ impl Evsel {
         threads: Arc<ThreadMap>,
         policy: &Policy,
     ) -> Result<()> {
+        self.open_in_group(cpus, threads, policy, None)
+    }
+
+    /// `open`, as a member of the group whose leader has these fds (one per
+    /// (CPU, thread), in the same order).
+    pub fn open_in_group(
+        &mut self,
+        cpus: Arc<CpuMap>,
+        threads: Arc<ThreadMap>,
+        policy: &Policy,
+        leader_fds: Option<&[std::os::fd::RawFd]>,
+    ) -> Result<()> {
         self.close();
         let mut fds = Vec::with_capacity(cpus.len() * threads.len());
         let mut settled: Option<(Attr, u64)> = None;
         for &cpu in cpus.as_slice() {
             for &pid in threads.as_slice() {
+                let group_fd = leader_fds
+                    .and_then(|l| l.get(fds.len()).copied())
+                    .unwrap_or(-1);
                 let opened = match &settled {
-                    None => abi::open(&self.attr, OpenArgs::new(pid, cpu), &self.defaults, policy)?,
+                    None => {
+                        let args = OpenArgs {
+                            group_fd,
+                            ..OpenArgs::new(pid, cpu)
+                        };
+                        abi::open(&self.attr, args, &self.defaults, policy)?
+                    }
                     Some((attr, flags)) => {
                         let args = OpenArgs {
                             flags: *flags,
+                            group_fd,
                             ..OpenArgs::new(pid, cpu)
                         };
                         abi::open(attr, args, &AttrBits::NONE, policy)?
@@ -128,15 +153,23 @@ impl Evsel {
     /// is not in the maps the evsel was opened with.
     pub fn read_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<Option<CountsValues>> {
         let Some(t) = &self.fds else {
-            return Err(crate::Error::InvalidArgument("evsel is not open".to_owned()));
+            return Err(crate::Error::InvalidArgument(
+                "evsel is not open".to_owned(),
+            ));
         };
         let (Some(ci), Some(ti)) = (t.cpus.index_of(cpu), t.threads.index_of(tid)) else {
             return Ok(None);
         };
         let slot = ci * t.threads.len() + ti;
-        let Some(fd) = t.get(ci, ti) else { return Ok(None) };
+        let Some(fd) = t.get(ci, ti) else {
+            return Ok(None);
+        };
         let now = counts::read_counter(fd.raw(), t.attr.read_format)?;
-        let prev = self.prev_counts.get_mut(slot).and_then(Option::take).unwrap_or_default();
+        let prev = self
+            .prev_counts
+            .get_mut(slot)
+            .and_then(Option::take)
+            .unwrap_or_default();
         if let Some(p) = self.prev_counts.get_mut(slot) {
             *p = Some(now);
         }

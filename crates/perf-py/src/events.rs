@@ -28,8 +28,8 @@ fn hex(v: u64) -> String {
 /// its own writable (`rw`) and read-only (`ro`) members.
 macro_rules! event_class {
     ($rust:ident, $pyname:literal, $doc:literal,
-     rw { $($rw:ident : $rwty:ty),* $(,)? }
-     ro { $($ro:ident : $roty:ty),* $(,)? }
+     rw { $($rw:ident : $rwty:ty = $rwdoc:literal),* $(,)? }
+     ro { $($ro:ident : $roty:ty = $rodoc:literal),* $(,)? }
      hidden { $($hid:ident : $hidty:ty),* $(,)? }) => {
         #[doc = $doc]
         #[pyclass(module = "perf", name = $pyname, subclass)]
@@ -65,8 +65,8 @@ macro_rules! event_class {
             /// event type
             #[pyo3(get, set)]
             pub r#type: u32,
-            $(#[pyo3(get, set)] pub $rw: $rwty,)*
-            $(#[pyo3(get)] pub $ro: $roty,)*
+            $(#[doc = $rwdoc] #[pyo3(get, set)] pub $rw: $rwty,)*
+            $(#[doc = $rodoc] #[pyo3(get)] pub $ro: $roty,)*
             $(pub $hid: $hidty,)*
         }
 
@@ -92,40 +92,46 @@ macro_rules! event_class {
 }
 
 event_class!(MmapEvent, "mmap_event", "perf mmap event object.",
-    rw { misc: u32, pid: u32, tid: u32, start: u64, len: u64, pgoff: u64 }
-    ro { filename: String }
+    rw { misc: u32 = "event misc", pid: u32 = "event pid", tid: u32 = "event tid",
+         start: u64 = "start of the map", len: u64 = "map length", pgoff: u64 = "page offset" }
+    ro { filename: String = "backing store" }
     hidden {});
 event_class!(LostEvent, "lost_event", "perf lost event object.",
-    rw { id: u64, lost: u64 }
+    rw { id: u64 = "event id", lost: u64 = "number of lost events" }
     ro {}
     hidden {});
 event_class!(CommEvent, "comm_event", "perf comm event object.",
-    rw { pid: u32, tid: u32 }
-    ro { comm: String }
+    rw { pid: u32 = "event pid", tid: u32 = "event tid" }
+    ro { comm: String = "process name" }
     hidden {});
 event_class!(TaskEvent, "task_event", "perf task (fork/exit) event object.",
-    rw { pid: u32, ppid: u32, tid: u32, ptid: u32, time: u64 }
+    rw { pid: u32 = "event pid", ppid: u32 = "event ppid", tid: u32 = "event tid",
+         ptid: u32 = "event ptid", time: u64 = "timestamp" }
     ro {}
     hidden {});
 event_class!(ThrottleEvent, "throttle_event", "perf throttle event object.",
-    rw { time: u64, id: u64, stream_id: u64 }
+    rw { time: u64 = "timestamp", id: u64 = "event id", stream_id: u64 = "event stream id" }
     ro {}
     hidden {});
 event_class!(ReadEvent, "read_event", "perf read event object.",
-    rw { pid: u32, tid: u32 }
-    ro { values: Vec<u64> }
+    rw { pid: u32 = "event pid", tid: u32 = "event tid" }
+    ro { values: Vec<u64> = "counter values" }
     hidden {});
 event_class!(SampleEvent, "sample_event", "perf sample event object.",
     rw {}
     ro {}
     hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
-    rw { misc: u32, next_prev_pid: u32, next_prev_tid: u32 }
+    rw { misc: u32 = "event misc", next_prev_pid: u32 = "next/prev pid", next_prev_tid: u32 = "next/prev tid" }
     ro {}
     hidden {});
 event_class!(Mmap2Event, "mmap2_event", "perf mmap2 event object.",
-    rw { misc: u32, pid: u32, tid: u32, start: u64, len: u64, pgoff: u64, prot: u32, flags: u32 }
-    ro { filename: String, maj: Option<u32>, min: Option<u32>, ino: Option<u64>, ino_generation: Option<u64>, build_id: Option<Py<PyBytes>> }
+    rw { misc: u32 = "event misc", pid: u32 = "event pid", tid: u32 = "event tid",
+         start: u64 = "start of the map", len: u64 = "map length", pgoff: u64 = "page offset",
+         prot: u32 = "protection", flags: u32 = "flags" }
+    ro { filename: String = "backing store", maj: Option<u32> = "major number", min: Option<u32> = "minor number",
+         ino: Option<u64> = "inode number", ino_generation: Option<u64> = "inode generation",
+         build_id: Option<Py<PyBytes>> = "build id" }
     hidden {});
 
 #[pymethods]
@@ -367,7 +373,9 @@ impl TpInfo {
 /// A sample of a tracepoint evsel: a `sample_event` whose tracepoint fields
 /// read as attributes. Fields come first, so a field named like a member
 /// (`type`) shadows it, as in the C module.
-#[pyclass(module = "perf", name = "tracepoint_sample_event", extends = SampleEvent, subclass)]
+// Named `sample_event` like its base, so it prints as the C module's class;
+// `perf.tracepoint_sample_event` names it for isinstance checks.
+#[pyclass(module = "perf", name = "sample_event", extends = SampleEvent, subclass)]
 pub struct TracepointSampleEvent {
     tp: Arc<TpInfo>,
 }
@@ -405,6 +413,14 @@ impl TracepointSampleEvent {
         }
         drop(this);
         crate::tracepoint::generic_getattr(slf.as_any(), name)
+    }
+
+    // Called after a failed lookup: the C module's message (pyo3's default
+    // would name only the attribute).
+    fn __getattr__(&self, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            "'perf.sample_event' object has no attribute '{name}'"
+        )))
     }
 }
 

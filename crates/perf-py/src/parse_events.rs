@@ -36,6 +36,7 @@ pub fn parse_events(
         evsel.name = Some(p.name);
         evsel.tracking = idx == 0;
         evsel.config_terms = p.config_terms;
+        evsel.group_leader = p.group.as_ref().filter(|g| !g.is_leader).map(|g| g.leader);
         if let Ok(bits) = perf_core::abi::AttrBits::from_names(["FLAG_FD_CLOEXEC"]) {
             evsel.defaults = bits;
         }

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`make bench`: events decoded per second through the read_on_cpu loop,
+ours and the kernel's C module, on the same interpreter (/usr/bin/python3)
+and workload, alternated run by run; then our batch reader (read_all).
+Prints medians and ratios. Numbers go to docs/performance.md by hand.
+
+Usage: python3 benchmarks/bench.py [RUNS]   (needs the staged build: make install)
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+
+def ours_env():
+    stage = os.environ.get("PERF_TEST_ROOT", os.path.join(ROOT, "build", "stage"))
+    env = dict(os.environ)
+    env.update(PERF_PYTHON_SYSROOT=stage,
+               PYTHONPATH=os.path.join(stage, "usr/lib/python3/dist-packages"),
+               PERF_PYTHON_KERNEL_RELEASE=os.uname().release)
+    return env
+
+
+def c_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERF_PYTHON")}
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def run(env, mode):
+    env = dict(env, BENCH_MODE=mode)
+    out = subprocess.run([PY, os.path.join(HERE, "read_on_cpu.py")], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    if r["lost"]:
+        print(f"  (a run lost {r['lost']} records)", file=sys.stderr)
+    return r["events"] / r["seconds"], r["module"]
+
+
+def main():
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
+    rates = {"c": [], "ours": [], "batch": []}
+    ratios = []
+    modules = {}
+    for _ in range(runs):
+        c, modules["c"] = run(c_env(), "classic")
+        o, modules["ours"] = run(ours_env(), "classic")
+        b, _ = run(ours_env(), "batch")
+        rates["c"].append(c)
+        rates["ours"].append(o)
+        rates["batch"].append(b)
+        ratios.append((o / c, b / o, b / c))
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    print(f"workload: syscalls:sys_enter_getppid samples, {runs} alternated runs, /usr/bin/python3")
+    print(f"C module   ({modules['c']}): read_on_cpu loop {med['c'] / 1e6:.2f} M events/s (median)")
+    print(f"ours       ({modules['ours']}): read_on_cpu loop {med['ours'] / 1e6:.2f} M events/s (median)")
+    print(f"ours batch (evlist.read_all()): {med['batch'] / 1e6:.2f} M events/s (median)")
+    r = [statistics.median(x[i] for x in ratios) for i in range(3)]
+    print(f"ratio ours/C (read_on_cpu): {r[0]:.2f}x   batch/ours classic: {r[1]:.2f}x   batch/C classic: {r[2]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
