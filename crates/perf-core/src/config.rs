@@ -6,8 +6,8 @@
 use crate::abi::AttrBits;
 use crate::evsel::Evsel;
 use crate::record::{
-    PERF_FORMAT_LOST, PERF_SAMPLE_ID, PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_PERIOD, PERF_SAMPLE_TID,
-    PERF_SAMPLE_TIME,
+    PERF_FORMAT_LOST, PERF_SAMPLE_ID, PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_PERIOD,
+    PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
 };
 
 /// perf record's default sampling frequency.

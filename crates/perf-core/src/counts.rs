@@ -3,7 +3,10 @@
 //! (libperf's `perf_evsel__read` and `struct perf_counts_values`).
 
 use crate::error::{Error, Result};
-use crate::record::{PERF_FORMAT_GROUP, PERF_FORMAT_ID, PERF_FORMAT_LOST, PERF_FORMAT_TOTAL_TIME_ENABLED, PERF_FORMAT_TOTAL_TIME_RUNNING};
+use crate::record::{
+    PERF_FORMAT_GROUP, PERF_FORMAT_ID, PERF_FORMAT_LOST, PERF_FORMAT_TOTAL_TIME_ENABLED,
+    PERF_FORMAT_TOTAL_TIME_RUNNING,
+};
 use crate::sys;
 
 /// `struct perf_counts_values`: what one read of a counter says.
@@ -113,8 +116,29 @@ mod tests {
 
     #[test]
     fn delta() {
-        let a = CountsValues { val: 10, ena: 100, run: 90, id: 1, lost: 0 };
-        let b = CountsValues { val: 15, ena: 150, run: 140, id: 1, lost: 2 };
-        assert_eq!(b.delta(&a), CountsValues { val: 5, ena: 50, run: 50, id: 1, lost: 2 });
+        let a = CountsValues {
+            val: 10,
+            ena: 100,
+            run: 90,
+            id: 1,
+            lost: 0,
+        };
+        let b = CountsValues {
+            val: 15,
+            ena: 150,
+            run: 140,
+            id: 1,
+            lost: 2,
+        };
+        assert_eq!(
+            b.delta(&a),
+            CountsValues {
+                val: 5,
+                ena: 50,
+                run: 50,
+                id: 1,
+                lost: 2
+            }
+        );
     }
 }

@@ -144,7 +144,11 @@ impl Ring {
     /// and gives the space back to the kernel. `Ok(None)` when no complete
     /// record is available. A header with an impossible size is an error; the
     /// reader then skips to `data_head` so one bad record cannot wedge the ring.
-    pub fn with_next_record<R>(&mut self, scratch: &mut Vec<u8>, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+    pub fn with_next_record<R>(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>> {
         let head = self.head();
         let avail = head.wrapping_sub(self.prev);
         if avail > self.data_size as u64 {
@@ -181,7 +185,10 @@ impl Ring {
             // data_tail is only moved by `consume` below, after `f` returns
             // and the slice is gone; head was loaded with Acquire.
             let record = unsafe {
-                std::slice::from_raw_parts(self.map.base().as_ptr().add(self.data_offset + start), size)
+                std::slice::from_raw_parts(
+                    self.map.base().as_ptr().add(self.data_offset + start),
+                    size,
+                )
             };
             f(record)
         } else {
