@@ -23,8 +23,9 @@ except ImportError:  # pragma: no cover - not CPython
     from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
     from importlib.util import module_from_spec, spec_from_file_location
 
-# The other modules reach this one as `_core`, also once the extension has
-# replaced the package in sys.modules.
+# The other modules reach this one as sys.modules["perf._core"], which stays
+# valid once the extension has replaced the package in sys.modules. (No type
+# hints in this file: every byte of it is unmarshalled on each `import perf`.)
 if __name__ in sys.modules:
     sys.modules[__name__ + "._core"] = sys.modules[__name__]
 

@@ -10,7 +10,9 @@ every candidate in policy order, every refusal with its reason, and the one
 import os
 import sys
 
-from . import _core, _loader
+from . import _loader
+
+_core = _loader._core
 
 _builds = _loader._sibling("_builds")
 _layout = _loader._sibling("_layout")

@@ -20,7 +20,7 @@ _PACKAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+-.")
 PACKAGE_PREFIX = "python3-perf-"
 
 
-def package_name(abi):
+def package_name(abi: str) -> str:
     """The per-ABI package of this project that holds a build for `abi`:
     ``python3-perf-<abi>``, the ABI lowered and any character a package name
     cannot hold replaced by ``-`` (5.14.0-362.el9.x86_64 ->

@@ -16,10 +16,10 @@ from . import _loader
 _builds = _loader._sibling("_builds")
 _layout = _loader._sibling("_layout")
 
-# Builds are ordered by the distance between kernel versions on this scale
-# (6.8.0 -> 6_008_000); a tie goes to the newer build, which knows more
-# attr features and degrades on an older kernel.
 def _number(version):
+    """A version on the scale builds are ordered by: 6.8.0 -> 6_008_000.
+    A tie in distance goes to the newer build, which knows more attr
+    features and degrades on an older kernel."""
     major, minor, patch = version
     return major * 1_000_000 + min(minor, 999) * 1_000 + min(patch, 999)
 

@@ -28,7 +28,7 @@ def _decimal(s):
     return s != "" and s.strip(_DIGITS) == ""
 
 
-def abi_of(release):
+def abi_of(release: str) -> "tuple[str, str | None]":
     """``6.8.0-31-generic`` -> (``6.8.0-31``, ``generic``); a release that is
     not ``X.Y.Z-N-flavour`` is its own ABI with no flavour.
 
@@ -44,7 +44,7 @@ def abi_of(release):
     return release, None
 
 
-def version_of(release):
+def version_of(release: str) -> "tuple[int, int, int] | None":
     """The leading ``X.Y[.Z]`` of a release as a tuple of three ints, or None.
 
     Mirrors perf-abi's KernelVersion::from_release of the trimmed release
@@ -67,16 +67,18 @@ def version_of(release):
             break
     if len(numbers) < 2:
         return None
-    return tuple(numbers + [0] * (3 - len(numbers)))
+    numbers += [0] * (3 - len(numbers))
+    return (numbers[0], numbers[1], numbers[2])
 
 
 def lib_dir(root):
+    """<root>/usr/lib."""
     return os.path.join(root, "usr", "lib")
 
 
-def abi_dir(root, abi, source="linux"):
-    """/usr/lib/<source>-tools-<abi>/lib: the files of a tools package."""
-    return os.path.join(lib_dir(root), f"{source}-tools-{abi}", "lib")
+def abi_dir(root, abi):
+    """/usr/lib/linux-tools-<abi>/lib: the files of a per-ABI package."""
+    return os.path.join(lib_dir(root), f"linux-tools-{abi}", "lib")
 
 
 def abi_dirs(root, release):

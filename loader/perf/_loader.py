@@ -18,7 +18,10 @@ import os
 import stat
 import sys
 
-from . import _core
+# The package's __init__ (the fast path and core), registered under this
+# name by itself so that it stays reachable once the extension has replaced
+# the package in sys.modules.
+_core = sys.modules[__name__.rpartition(".")[0] + "._core"]
 
 # Environment overrides (ignored under `python -E` and in set-uid programs).
 ENV_SYSROOT = "PERF_PYTHON_SYSROOT"
@@ -54,7 +57,7 @@ def usable_name(name):
     return name not in ("", ".", "..") and "/" not in name and "\0" not in name
 
 
-def unsafe_reason(path):
+def unsafe_reason(path: str) -> "str | None":
     """Why root must not load `path` (see _core.unsafe_component), or None."""
     found = _core.unsafe_component(path)
     if found is None:
@@ -249,7 +252,7 @@ def warn(message):
     warnings.warn(message, RuntimeWarning, stacklevel=level)
 
 
-def find(release=None, root=None, **kw):
+def find(release: "str | None" = None, root: "str | None" = None, **kw) -> Candidate:
     """The first candidate (nothing is loaded), or raise KernelNotFoundError."""
     search = Search(release, root, **kw)
     for candidate in search.candidates():
@@ -257,7 +260,7 @@ def find(release=None, root=None, **kw):
     raise search.failure()
 
 
-def import_perf(name="perf"):
+def import_perf(name: str = "perf"):
     """What perf/__init__.py does when its fast path declines: load the first
     candidate that loads, warn
     if it is not a build for this kernel or something was skipped, and

@@ -8,9 +8,11 @@ value is a string, an integer, a boolean or a (possibly multi-line) array of
 those. Anything else is a TomlError, never a silent misreading.
 """
 
-try:
+import sys
+
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python < 3.11
+else:  # pragma: no cover - Python 3.9 and 3.10
     tomllib = None
 
 
@@ -18,7 +20,7 @@ class TomlError(ValueError):
     """The text is not TOML (or not the subset the fallback parser reads)."""
 
 
-def loads(text):
+def loads(text: str) -> dict:
     """Parse TOML text into a dict."""
     if tomllib is not None:
         try:
@@ -28,7 +30,7 @@ def loads(text):
     return loads_subset(text)
 
 
-def load_file(path):
+def load_file(path: str) -> dict:
     """Parse a TOML file; OSError if it cannot be read, TomlError if it is not
     TOML."""
     with open(path, encoding="utf-8") as f:
@@ -191,10 +193,10 @@ def _table(root, keys, r):
     return table
 
 
-def loads_subset(text):
+def loads_subset(text: str) -> dict:
     """The fallback parser (used directly by the tests on every Python)."""
     r = _Reader(text)
-    root = {}
+    root: dict = {}
     table = root
     defined = set()
     while True:
