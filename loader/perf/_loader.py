@@ -143,9 +143,13 @@ class Search:
 
     @property
     def policy(self):
-        """(policy, where it came from); resolved when steps 1-2 fail."""
+        """(policy, where it came from); resolved when steps 1-2 fail. If
+        resolving raises (a warning about the setting, made an error by the
+        warnings filter), the search stays strict."""
         if self._policy is None or isinstance(self._policy, str):
-            self._policy = _sibling("_policy").resolve(self.root, self._policy)
+            override = self._policy
+            self._policy = ("exact", "the policy setting could not be used")
+            self._policy = _sibling("_policy").resolve(self.root, override)
         return self._policy
 
     def refuse(self, path, reason, identity=None):
@@ -262,21 +266,35 @@ def find(release: "str | None" = None, root: "str | None" = None, **kw) -> Candi
 
 def import_perf(name: str = "perf"):
     """What perf/__init__.py does when its fast path declines: load the first
-    candidate that loads, warn
-    if it is not a build for this kernel or something was skipped, and
-    replace the package in sys.modules. Raises KernelNotFoundError."""
+    candidate that loads, warn if it is not a build for this kernel or
+    something was skipped, and replace the package in sys.modules.
+
+    Raises KernelNotFoundError, and nothing else: where the warnings filter
+    makes a warning an error (python -W error), the candidate it is about is
+    not used, so that the caller still gets an ImportError.
+    """
     search = Search()
-    for c in search.candidates():
-        # Imported before load() replaces the package in sys.modules.
-        fallback = _sibling("_fallback") if c.warning or search.refused else None
-        try:
-            module = _core.load(c.path, c.why, name, c.step, search.release)
-        except ImportError as e:
-            search.refuse(c.path, f"failed to load: {e}", search.identity(c.path))
-            continue
-        if fallback is not None:
-            fallback.warn_loaded(search, c)
-        return module
+    try:
+        for c in search.candidates():
+            # Imported before load() replaces the package in sys.modules.
+            fallback = _sibling("_fallback") if c.warning or search.refused else None
+            package = sys.modules.get(name)
+            try:
+                module = _core.load(c.path, c.why, name, c.step, search.release)
+            except ImportError as e:
+                search.refuse(c.path, f"failed to load: {e}", search.identity(c.path))
+                continue
+            if fallback is not None:
+                try:
+                    fallback.warn_loaded(search, c)
+                except Warning as w:
+                    if package is not None:  # the package again, for the next candidate
+                        sys.modules[name] = package
+                    search.refuse(c.path, f"not used: the warning is an error here: {w}")
+                    continue
+            return module
+    except Warning as w:
+        raise search.failure() from w
     raise search.failure()
 
 

@@ -7,7 +7,7 @@ refusals, and the packages to install; never IndexError or a bare Exception
 
 import pytest
 
-from loader_helpers import MID, NEW, OLD, run_import
+from loader_helpers import MID, NEW, OLD, PROBE, run_import
 
 
 def test_failure_is_a_module_not_found_error_with_everything_in_it(root):
@@ -100,3 +100,25 @@ def test_failure_object_carries_the_details(root, loader_modules):
     assert [d for d, _ in err.searched] == [str(root.lib / "linux-tools" / MID / "lib"),
                                             str(root.lib / "linux-tools-6.8.0-31" / "lib")]
     assert len(err.found) == 1 and OLD in err.found[0]
+
+
+def test_warnings_as_errors_still_give_an_import_error(root):
+    # python -W error: the nearest build's warning is an error, so the build
+    # is not used and the caller gets the ModuleNotFoundError it can catch.
+    root.install(OLD)
+    code = PROBE.replace('warnings.simplefilter("always")', 'warnings.simplefilter("error")')
+    assert code != PROBE
+    run = run_import(root, MID, code=code)
+    err = run.error
+    assert err["error"] == "KernelNotFoundError", run.describe()
+    assert (f"{root.lib}/linux-tools-6.1.0-18/lib/perf.abi3.so: not used: the warning is an error here: "
+            f"perf: no build for kernel {MID} is installed; loaded the nearest") in err["message"]
+    # A bad policy setting's warning, made an error, leaves the search strict.
+    root.config("policy = 'strict'\n")
+    err = run_import(root, MID, code=code).error
+    assert err["error"] == "KernelNotFoundError"
+    assert "policy: exact (the policy setting could not be used)" in err["message"]
+    # The build for this kernel needs no warning and loads.
+    root.install(MID)
+    assert run_import(root, MID, code=code).build == MID
+    assert run_import(root, MID, args=("-W", "error"), code="import perf").rc == 0
