@@ -63,3 +63,4 @@ test-packaging:
 
 bench: setup install
 	/usr/bin/python3 benchmarks/bench.py
+	benchmarks/instructions.sh
