@@ -40,6 +40,8 @@ if [ "$mode" != "--no-loader" ] && [ "$mode" != "--links-only" ]; then
     pkg="$destdir/usr/lib/python3/dist-packages/perf"
     install -d "$pkg"
     install -m 0644 loader/perf/*.py "$pkg/"
+    # Type stubs (__init__.pyi links to crates/perf-py/perf.pyi) and the PEP 561 marker.
+    install -m 0644 loader/perf/*.pyi loader/perf/py.typed "$pkg/"
     install -d "$destdir/usr/bin"
     install -m 0755 loader/bin/perf-python-info "$destdir/usr/bin/perf-python-info"
 fi

@@ -7,7 +7,7 @@ set -euo pipefail
 
 say() { printf 'setup: %s\n' "$*"; }
 
-apt_pkgs=(linux-perf python3 python3-dev debhelper dpkg-dev lintian fakeroot strace valgrind)
+apt_pkgs=(linux-perf python3 python3-dev debhelper dh-python dpkg-dev lintian fakeroot strace valgrind)
 missing=()
 for p in "${apt_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
