@@ -1,0 +1,628 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Type stubs for `perf`, the Rust re-implementation of the kernel's perf
+Python extension (tools/perf/util/python.c).
+
+The classic API (6.1), the 6.14-6.18 additions (parse_events, evsel
+attributes, evsel.read, counts_values, pmus) and this module's own
+additions (evlist.read_all, set_abi_policy, __build__, evsel.fallbacks,
+keyword-only perf_event_attr fields). docs/api.md describes each item and
+what differs from the C module. tests/modern/test_stubs.py checks this file
+against the module both ways and runs mypy on it.
+
+loader/perf/__init__.pyi is a link to this file: `import perf` goes through
+the loader package, which the extension replaces in sys.modules.
+"""
+
+import io
+from typing import Any, Final, Iterator, Literal, Self, SupportsIndex, TypedDict, final
+
+from typing_extensions import disjoint_base
+
+# -- module data -------------------------------------------------------------
+
+class _BuildInfo(TypedDict):
+    kernel_release: str
+    abi: str
+    flavour: str | None
+    kernel_version: str
+    attr_size: int
+    build_version: str
+    python_abi: str
+
+class _LoadedBy(TypedDict):
+    path: str
+    reason: str
+    step: str
+    release: str
+
+__version__: str
+"""This build's version (the perf-py crate's)."""
+__build__: _BuildInfo
+"""What this build targets: kernel release, ABI, flavour, attr size, ..."""
+__loaded_by__: _LoadedBy
+"""Set by the loader package: which file it loaded and why."""
+
+# The extension's __all__ (what `from perf import *` takes).
+__all__ = [
+    "evlist", "evsel", "mmap_event", "lost_event", "comm_event", "task_event",
+    "throttle_event", "read_event", "sample_event", "tracepoint_sample_event",
+    "switch_event", "mmap2_event", "event_iterator", "thread_map", "cpu_map",
+    "TYPE_HARDWARE", "TYPE_SOFTWARE", "TYPE_TRACEPOINT", "TYPE_HW_CACHE", "TYPE_RAW",
+    "TYPE_BREAKPOINT", "COUNT_HW_CPU_CYCLES", "COUNT_HW_REF_CPU_CYCLES",
+    "COUNT_HW_INSTRUCTIONS", "COUNT_HW_CACHE_REFERENCES", "COUNT_HW_CACHE_MISSES",
+    "COUNT_HW_BRANCH_INSTRUCTIONS", "COUNT_HW_BRANCH_MISSES", "COUNT_HW_BUS_CYCLES",
+    "COUNT_HW_CACHE_L1D", "COUNT_HW_CACHE_L1I", "COUNT_HW_CACHE_LL",
+    "COUNT_HW_CACHE_DTLB", "COUNT_HW_CACHE_ITLB", "COUNT_HW_CACHE_BPU",
+    "COUNT_HW_CACHE_OP_READ", "COUNT_HW_CACHE_OP_WRITE", "COUNT_HW_CACHE_OP_PREFETCH",
+    "COUNT_HW_CACHE_RESULT_ACCESS", "COUNT_HW_CACHE_RESULT_MISS",
+    "COUNT_HW_STALLED_CYCLES_FRONTEND", "COUNT_HW_STALLED_CYCLES_BACKEND",
+    "COUNT_SW_CPU_CLOCK", "COUNT_SW_TASK_CLOCK", "COUNT_SW_PAGE_FAULTS",
+    "COUNT_SW_CONTEXT_SWITCHES", "COUNT_SW_CPU_MIGRATIONS", "COUNT_SW_PAGE_FAULTS_MIN",
+    "COUNT_SW_PAGE_FAULTS_MAJ", "COUNT_SW_ALIGNMENT_FAULTS",
+    "COUNT_SW_EMULATION_FAULTS", "COUNT_SW_DUMMY", "SAMPLE_IP", "SAMPLE_TID",
+    "SAMPLE_TIME", "SAMPLE_ADDR", "SAMPLE_READ", "SAMPLE_CALLCHAIN", "SAMPLE_ID",
+    "SAMPLE_CPU", "SAMPLE_PERIOD", "SAMPLE_STREAM_ID", "SAMPLE_RAW",
+    "FORMAT_TOTAL_TIME_ENABLED", "FORMAT_TOTAL_TIME_RUNNING", "FORMAT_ID",
+    "FORMAT_GROUP", "RECORD_MMAP", "RECORD_LOST", "RECORD_COMM", "RECORD_EXIT",
+    "RECORD_THROTTLE", "RECORD_UNTHROTTLE", "RECORD_FORK", "RECORD_READ",
+    "RECORD_SAMPLE", "RECORD_MMAP2", "RECORD_AUX", "RECORD_ITRACE_START",
+    "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
+    "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
+    "parse_events", "pmus", "counts_values", "pmu", "__version__", "__build__",
+]
+
+# -- functions ---------------------------------------------------------------
+
+def tracepoint(sys: str | None = None, name: str | None = None) -> int:
+    """The id of tracepoint `sys:name` (from tracefs), or -1."""
+
+def parse_events(
+    event_string: str,
+    cpus: cpu_map | None = None,
+    threads: thread_map | None = None,
+    /,
+) -> evlist:
+    """A new evlist from perf's event syntax ("cycles,task-clock",
+    "sched:sched_*", "{a,b}:S", "pmu/config=1/", ...). Bad strings raise
+    ValueError pointing at the offending position."""
+
+def pmus() -> Iterator[pmu]:
+    """The PMUs of /sys/bus/event_source/devices."""
+
+def set_abi_policy(mode: Literal["default", "strict", "lenient"]) -> None:
+    """What open() does when the kernel lacks an attr feature."""
+
+# -- maps --------------------------------------------------------------------
+
+@disjoint_base
+class cpu_map:
+    """cpu map object: a sequence of CPU numbers."""
+    def __new__(cls, cpustr: str | None = None) -> Self: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: SupportsIndex, /) -> int: ...
+    # Iteration is the sequence protocol's (iter() calls __getitem__ until
+    # IndexError); the type has no __iter__ attribute, as in the C module.
+    # Declared so that type checkers accept `for x in m` and list(m).
+    def __iter__(self) -> Iterator[int]: ...
+
+@disjoint_base
+class thread_map:
+    """thread map object: a sequence of thread ids."""
+    def __new__(cls, pid: int = -1, tid: int = -1, uid: int = -1) -> Self: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: SupportsIndex, /) -> int: ...
+    # Iteration is the sequence protocol's (iter() calls __getitem__ until
+    # IndexError); the type has no __iter__ attribute, as in the C module.
+    # Declared so that type checkers accept `for x in m` and list(m).
+    def __iter__(self) -> Iterator[int]: ...
+
+# -- counters ----------------------------------------------------------------
+
+@disjoint_base
+class counts_values:
+    """perf counts values object: one evsel.read()."""
+    val: int
+    """Value of event"""
+    ena: int
+    """Time for which enabled"""
+    run: int
+    """Time for which running"""
+    id: int
+    """Unique ID for an event"""
+    lost: int
+    """Num of lost samples"""
+    @property
+    def values(self) -> list[int]:
+        """[val, ena, run, id, lost]"""
+    @values.setter
+    def values(self, v: list[int], /) -> None: ...
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class evsel:
+    """perf event selector list object (sic: the C module's text)."""
+    # tp_new accepts anything, so that subclasses may have their own
+    # __init__ signature; __init__ parses the arguments (and may run again).
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self: ...
+    def __init__(
+        self,
+        type: int = 0,
+        config: int = 0,
+        sample_freq: int = 0,
+        sample_period: int = 0,
+        sample_type: int = 258,
+        read_format: int = 0,
+        disabled: int = 0,
+        inherit: int = 0,
+        pinned: int = 0,
+        exclusive: int = 0,
+        exclude_user: int = 0,
+        exclude_kernel: int = 0,
+        exclude_hv: int = 0,
+        exclude_idle: int = 0,
+        mmap: int = 0,
+        context_switch: int = 0,
+        comm: int = 0,
+        freq: int = 1,
+        inherit_stat: int = 0,
+        enable_on_exec: int = 0,
+        task: int = 0,
+        watermark: int = 0,
+        precise_ip: int = 0,
+        mmap_data: int = 0,
+        sample_id_all: int = 1,
+        wakeup_events: int = 0,
+        bp_type: int = 0,
+        bp_addr: int = 0,
+        bp_len: int = 0,
+        idx: int = 0,
+        *,
+        # Beyond the C module: every other perf_event_attr flag and field.
+        exclude_host: int = 0,
+        exclude_guest: int = 0,
+        exclude_callchain_kernel: int = 0,
+        exclude_callchain_user: int = 0,
+        mmap2: int = 0,
+        comm_exec: int = 0,
+        use_clockid: int = 0,
+        write_backward: int = 0,
+        namespaces: int = 0,
+        ksymbol: int = 0,
+        bpf_event: int = 0,
+        aux_output: int = 0,
+        cgroup: int = 0,
+        text_poke: int = 0,
+        build_id: int = 0,
+        inherit_thread: int = 0,
+        remove_on_exec: int = 0,
+        sigtrap: int = 0,
+        defer_callchain: int = 0,
+        defer_output: int = 0,
+        config1: int = 0,
+        config2: int = 0,
+        config3: int = 0,
+        config4: int = 0,
+        branch_sample_type: int = 0,
+        sample_regs_user: int = 0,
+        sample_stack_user: int = 0,
+        clockid: int = 0,
+        sample_regs_intr: int = 0,
+        aux_watermark: int = 0,
+        sample_max_stack: int = 0,
+        aux_sample_size: int = 0,
+        aux_action: int = 0,
+        aux_start_paused: int = 0,
+        aux_pause: int = 0,
+        aux_resume: int = 0,
+        sig_data: int = 0,
+        wakeup_watermark: int = 0,
+        size: int = 0,
+    ) -> None: ...
+    def open(
+        self,
+        cpus: cpu_map | None = None,
+        threads: thread_map | None = None,
+        group: int = 0,
+        inherit: int = 0,
+    ) -> None:
+        """open the event selector file descriptor table."""
+    def cpus(self) -> cpu_map:
+        """CPUs the event is to be used with."""
+    def threads(self) -> thread_map:
+        """threads the event is to be used with."""
+    def read(self, cpu: int, thread: int, /) -> counts_values:
+        """The counter of (CPU number, thread id) since the previous read."""
+    tracking: bool
+    """tracking event."""
+    type: int
+    """attribute type."""
+    size: int
+    """attribute size."""
+    config: int
+    """attribute config."""
+    sample_period: int
+    """attribute sample_period."""
+    sample_type: int
+    """attribute sample_type."""
+    read_format: int
+    """attribute read_format."""
+    wakeup_events: int
+    """attribute wakeup_events."""
+    @property
+    def ids(self) -> list[int]:
+        """event IDs."""
+    @property
+    def fallbacks(self) -> list[tuple[str, Literal["kernel", "build target"]]]:
+        """Module defaults the last open() dropped, as (name, reason)."""
+
+# -- events ------------------------------------------------------------------
+
+@disjoint_base
+class mmap_event:
+    """perf mmap event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    misc: int
+    pid: int
+    tid: int
+    start: int
+    len: int
+    pgoff: int
+    @property
+    def filename(self) -> str: ...
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class mmap2_event:
+    """perf mmap2 event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    misc: int
+    pid: int
+    tid: int
+    start: int
+    len: int
+    pgoff: int
+    prot: int
+    flags: int
+    @property
+    def filename(self) -> str: ...
+    @property
+    def maj(self) -> int | None: ...
+    @property
+    def min(self) -> int | None: ...
+    @property
+    def ino(self) -> int | None: ...
+    @property
+    def ino_generation(self) -> int | None: ...
+    @property
+    def build_id(self) -> bytes | None: ...
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class lost_event:
+    """perf lost event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    id: int
+    lost: int
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class comm_event:
+    """perf comm event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    pid: int
+    tid: int
+    @property
+    def comm(self) -> str: ...
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class task_event:
+    """perf task (fork/exit) event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    pid: int
+    ppid: int
+    tid: int
+    ptid: int
+    time: int
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class throttle_event:
+    """perf throttle event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    time: int
+    id: int
+    stream_id: int
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class read_event:
+    """perf read event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    pid: int
+    tid: int
+    @property
+    def values(self) -> list[int]:
+        """counter values"""
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class sample_event:
+    """perf sample event object."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    @property
+    def raw_buf(self) -> bytes:
+        """The PERF_SAMPLE_RAW payload, or b''."""
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the sample belongs to."""
+    def __new__(cls) -> Self: ...
+    # Samples of tracepoint evsels are tracepoint_sample_event instances,
+    # whose fields (int, str or bytearray, by the format) read as
+    # attributes; declared here so that the usual
+    # `isinstance(event, perf.sample_event)` narrowing allows them. Other
+    # samples raise AttributeError.
+    def __getattr__(self, name: str) -> Any: ...
+
+@disjoint_base
+class tracepoint_sample_event(sample_event):
+    """A sample of a tracepoint evsel (its class prints as sample_event)."""
+
+@disjoint_base
+class switch_event:
+    """perf context_switch event object (__name__ 'context_switch_event')."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    misc: int
+    next_prev_pid: int
+    next_prev_tid: int
+    def __new__(cls) -> Self: ...
+
+_Event = (
+    mmap_event
+    | mmap2_event
+    | lost_event
+    | comm_event
+    | task_event
+    | throttle_event
+    | read_event
+    | sample_event
+    | switch_event
+)
+
+@final
+class event_iterator:
+    """Iterator over the events in an evlist's rings (evlist.read_all())."""
+    def __iter__(self) -> event_iterator: ...
+    def __next__(self) -> _Event: ...
+
+# -- evlist ------------------------------------------------------------------
+
+@disjoint_base
+class evlist:
+    """perf event selector list object."""
+    def __new__(cls, cpus: cpu_map | None, threads: thread_map | None, /) -> Self: ...
+    def add(self, evsel: evsel) -> int:
+        """adds an event selector to the list; the new length."""
+    def open(self, *args: object, **kwargs: object) -> None:
+        """open the file descriptors (arguments are accepted and ignored).
+        Without maps, all online CPUs and any thread."""
+    def close(self) -> None:
+        """close the file descriptors."""
+    def mmap(self, pages: int = 128, overwrite: int = 0) -> None:
+        """mmap the file descriptor table (`overwrite` is ignored)."""
+    def poll(self, timeout: int = -1) -> int:
+        """poll the file descriptor table; the number of ready fds."""
+    def get_pollfd(self, *args: object, **kwargs: object) -> list[io.TextIOWrapper]:
+        """get the poll file descriptor table (file objects, closefd=False)."""
+    def read_on_cpu(self, cpu: int, sample_id_all: int = 1) -> _Event | None:
+        """reads an event from the ring of CPU number `cpu`, or None."""
+    def read_all(self, max_events: int | None = None) -> event_iterator:
+        """Every event now in every ring, at most max_events."""
+    def all_cpus(self) -> cpu_map:
+        """CPU map union of all evsel CPU maps."""
+    def config(self) -> None:
+        """Apply default record options to the evlist."""
+    def enable(self) -> None:
+        """Enable the evsels in the evlist."""
+    def disable(self) -> None:
+        """Disable the evsels in the evlist."""
+    @property
+    def unmatched(self) -> int:
+        """Records read_on_cpu consumed because they matched no evsel."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: SupportsIndex, /) -> evsel: ...
+    # Iteration is the sequence protocol's (iter() calls __getitem__ until
+    # IndexError); the type has no __iter__ attribute, as in the C module.
+    # Declared so that type checkers accept `for ev in evlist`.
+    def __iter__(self) -> Iterator[evsel]: ...
+
+# -- PMUs --------------------------------------------------------------------
+
+# Keys present when perf knows them; one key is named `str`, hence the
+# functional form.
+_PmuEvent = TypedDict(
+    "_PmuEvent",
+    {
+        "name": str,
+        "alias": str,
+        "scale_unit": str,
+        "desc": str,
+        "long_desc": str,
+        "encoding_desc": str,
+        "topic": str,
+        "event_type_desc": str,
+        "str": str,
+        "deprecated": str,
+    },
+    total=False,
+)
+
+@final
+class pmu:
+    """perf Performance Monitoring Unit (PMU) object."""
+    def name(self) -> str:
+        """Name of the PMU including suffixes."""
+    def events(self) -> list[_PmuEvent]:
+        """Returns a sequence of events encoded as a dictionaries."""
+    @property
+    def type(self) -> int:
+        """The PMU's perf_event_attr.type."""
+
+# -- constants (values of include/uapi/linux/perf_event.h) --------------------
+
+TYPE_HARDWARE: Final = 0
+TYPE_SOFTWARE: Final = 1
+TYPE_TRACEPOINT: Final = 2
+TYPE_HW_CACHE: Final = 3
+TYPE_RAW: Final = 4
+TYPE_BREAKPOINT: Final = 5
+
+COUNT_HW_CPU_CYCLES: Final = 0
+COUNT_HW_REF_CPU_CYCLES: Final = 9
+COUNT_HW_INSTRUCTIONS: Final = 1
+COUNT_HW_CACHE_REFERENCES: Final = 2
+COUNT_HW_CACHE_MISSES: Final = 3
+COUNT_HW_BRANCH_INSTRUCTIONS: Final = 4
+COUNT_HW_BRANCH_MISSES: Final = 5
+COUNT_HW_BUS_CYCLES: Final = 6
+COUNT_HW_CACHE_L1D: Final = 0
+COUNT_HW_CACHE_L1I: Final = 1
+COUNT_HW_CACHE_LL: Final = 2
+COUNT_HW_CACHE_DTLB: Final = 3
+COUNT_HW_CACHE_ITLB: Final = 4
+COUNT_HW_CACHE_BPU: Final = 5
+COUNT_HW_CACHE_OP_READ: Final = 0
+COUNT_HW_CACHE_OP_WRITE: Final = 1
+COUNT_HW_CACHE_OP_PREFETCH: Final = 2
+COUNT_HW_CACHE_RESULT_ACCESS: Final = 0
+COUNT_HW_CACHE_RESULT_MISS: Final = 1
+COUNT_HW_STALLED_CYCLES_FRONTEND: Final = 7
+COUNT_HW_STALLED_CYCLES_BACKEND: Final = 8
+
+COUNT_SW_CPU_CLOCK: Final = 0
+COUNT_SW_TASK_CLOCK: Final = 1
+COUNT_SW_PAGE_FAULTS: Final = 2
+COUNT_SW_CONTEXT_SWITCHES: Final = 3
+COUNT_SW_CPU_MIGRATIONS: Final = 4
+COUNT_SW_PAGE_FAULTS_MIN: Final = 5
+COUNT_SW_PAGE_FAULTS_MAJ: Final = 6
+COUNT_SW_ALIGNMENT_FAULTS: Final = 7
+COUNT_SW_EMULATION_FAULTS: Final = 8
+COUNT_SW_DUMMY: Final = 9
+
+SAMPLE_IP: Final = 1
+SAMPLE_TID: Final = 2
+SAMPLE_TIME: Final = 4
+SAMPLE_ADDR: Final = 8
+SAMPLE_READ: Final = 16
+SAMPLE_CALLCHAIN: Final = 32
+SAMPLE_ID: Final = 64
+SAMPLE_CPU: Final = 128
+SAMPLE_PERIOD: Final = 256
+SAMPLE_STREAM_ID: Final = 512
+SAMPLE_RAW: Final = 1024
+
+FORMAT_TOTAL_TIME_ENABLED: Final = 1
+FORMAT_TOTAL_TIME_RUNNING: Final = 2
+FORMAT_ID: Final = 4
+FORMAT_GROUP: Final = 8
+
+RECORD_MMAP: Final = 1
+RECORD_LOST: Final = 2
+RECORD_COMM: Final = 3
+RECORD_EXIT: Final = 4
+RECORD_THROTTLE: Final = 5
+RECORD_UNTHROTTLE: Final = 6
+RECORD_FORK: Final = 7
+RECORD_READ: Final = 8
+RECORD_SAMPLE: Final = 9
+RECORD_MMAP2: Final = 10
+RECORD_AUX: Final = 11
+RECORD_ITRACE_START: Final = 12
+RECORD_LOST_SAMPLES: Final = 13
+RECORD_SWITCH: Final = 14
+RECORD_SWITCH_CPU_WIDE: Final = 15
+RECORD_STAT: Final = 76
+RECORD_STAT_ROUND: Final = 77
+RECORD_MISC_SWITCH_OUT: Final = 8192
