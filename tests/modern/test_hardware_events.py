@@ -67,8 +67,6 @@ result([str(ev), exc(ev.open, cpus=perf.cpu_map("0"), threads=perf.thread_map(os
     assert (kind, errno) == ("FileNotFoundError", 2) and "software event 'cpu-clock'" in text, got
 
 
-@pytest.mark.xfail(strict=True, reason="bug: raw events (PERF_TYPE_RAW) fail with the bare "
-                                       "'[Errno 2] No such file or directory', without the hint")
 def test_raw_event_open_suggests_a_software_event(ours):
     got = ours.run(OPEN.format(string="r003c", maps="")).check()
     kind, errno, text = got["outcome"]

@@ -382,8 +382,6 @@ def test_config_of_two_events_uses_identifier(ours):
 @needs_root
 @needs_strace
 @pytest.mark.skipif(real_perf() is None, reason="the perf tool (linux-perf) is not installed")
-@pytest.mark.xfail(strict=True, reason="bug: config() sets disabled=1 and enable_on_exec=1 on group "
-                                       "members too; perf (and api.md §11 item 13) set them on leaders only")
 def test_config_of_a_group_starts_only_the_leader_disabled(ours):
     leader, member = (from_strace(a) for a in kernel_attrs(ours, "{task-clock,page-faults}"))
     assert (leader["disabled"], leader["enable_on_exec"]) == ("1", "1")

@@ -41,9 +41,12 @@ pub fn config(evsels: &mut [&mut Evsel]) {
         for f in ["mmap", "mmap2", "comm", "comm_exec", "task"] {
             a.set_flag(f, t);
         }
-        // No target: leaders start disabled and are enabled at exec.
-        a.set_flag("disabled", 1);
-        a.set_flag("enable_on_exec", 1);
+        // No target: leaders start disabled and are enabled at exec
+        // (members follow their leader).
+        if evsel.group_leader.is_none() {
+            a.set_flag("disabled", 1);
+            a.set_flag("enable_on_exec", 1);
+        }
         // What config() added may fall back on kernels that lack it.
         let mut names = vec!["FLAG_FD_CLOEXEC", "sample_id_all", "FORMAT_LOST"];
         if tracking {

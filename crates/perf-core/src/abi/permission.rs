@@ -98,7 +98,8 @@ fn advice(errno: i32, attr: &Attr, args: OpenArgs, p: &Privileges) -> String {
 /// The hint for ENOENT: a generic hardware event on a machine without (or
 /// without that event in) a CPU PMU. `None` for other types.
 pub fn enoent_hint(attr: &Attr, env: &Environment) -> Option<String> {
-    if attr.type_ != PERF_TYPE_HARDWARE && attr.type_ != PERF_TYPE_HW_CACHE {
+    // PERF_TYPE_RAW (4): raw CPU event codes need the CPU's PMU too.
+    if attr.type_ != PERF_TYPE_HARDWARE && attr.type_ != PERF_TYPE_HW_CACHE && attr.type_ != 4 {
         return None;
     }
     let suggestion = "the software event 'cpu-clock' (type=PERF_TYPE_SOFTWARE, \
