@@ -21,7 +21,7 @@ install: build
 run: setup
 	@scripts/run.sh
 
-test: setup test-rust test-python
+test: setup lint test-rust test-python
 
 test-rust:
 	cargo test --workspace --quiet
@@ -64,3 +64,36 @@ test-packaging:
 bench: setup install
 	/usr/bin/python3 benchmarks/bench.py
 	benchmarks/instructions.sh
+
+# Robustness fuzzing (issue 7, docs/reliability.md), longer than `make test`:
+# the Python API under hypothesis with fresh random examples, the
+# libFuzzer-free sweep over every sample_type x read_format (SWEEP=full or
+# quick) and, with a nightly toolchain, the cargo-fuzz targets for
+# FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 120
+FUZZ_CALLS ?= 5000
+FUZZ_ORDERS ?= 1000
+SWEEP ?= full
+FUZZ_DIR = crates/perf-core/fuzz
+
+.PHONY: fuzz fuzz-python fuzz-rust
+fuzz: fuzz-python fuzz-rust
+
+fuzz-python: build
+	@rm -rf build/fuzz-root
+	@scripts/install.sh build/fuzz-root "$(KERNEL_RELEASE)"
+	PERF_TEST_ROOT=$(CURDIR)/build/fuzz-root PERF_TEST_RELEASE="$(KERNEL_RELEASE)" \
+	PERF_FUZZ_CALLS=$(FUZZ_CALLS) PERF_FUZZ_ORDERS=$(FUZZ_ORDERS) PERF_FUZZ_RANDOM=1 \
+		$(PYTHON) -m pytest -q tests/robustness/test_api_fuzz.py
+
+fuzz-rust:
+	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
+		./target/release/sweep --systematic $(SWEEP)
+	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
+		cd $(FUZZ_DIR) && for t in parse_record parse_generated ring_read; do \
+			cargo +nightly fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) \
+				-print_final_stats=1 || exit 1; \
+		done; \
+	else \
+		echo "fuzz-rust: no nightly cargo-fuzz; the sweep above covered the same targets"; \
+	fi
