@@ -109,6 +109,33 @@ impl Attr {
         Some(())
     }
 
+    /// Sets a struct member by its uapi name (the feature table's field rows,
+    /// with their union aliases: `bp_addr` is `config1`, `bp_len` is
+    /// `config2`, `wakeup_watermark` is `wakeup_events`), truncating the value
+    /// to the member's width as C assignment does; `None` for any other name.
+    pub fn set_field(&mut self, name: &str, value: u64) -> Option<()> {
+        match name {
+            "bp_type" => self.bp_type = value as u32,
+            "bp_addr" | "config1" => self.config1 = value,
+            "bp_len" | "config2" => self.config2 = value,
+            "branch_sample_type" => self.branch_sample_type = value,
+            "sample_regs_user" => self.sample_regs_user = value,
+            "sample_stack_user" => self.sample_stack_user = value as u32,
+            "clockid" => self.clockid = value as i32,
+            "sample_regs_intr" => self.sample_regs_intr = value,
+            "aux_watermark" => self.aux_watermark = value as u32,
+            "sample_max_stack" => self.sample_max_stack = value as u16,
+            "aux_sample_size" => self.aux_sample_size = value as u32,
+            "aux_action" => self.aux_action = value as u32,
+            "sig_data" => self.sig_data = value,
+            "config3" => self.config3 = value,
+            "config4" => self.config4 = value,
+            "wakeup_events" | "wakeup_watermark" => self.wakeup_events = value as u32,
+            _ => return None,
+        }
+        Some(())
+    }
+
     /// True when a flag bit is set.
     pub fn has(&self, bit: u64) -> bool {
         self.flags & bit != 0

@@ -189,24 +189,9 @@ pub fn parse(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> P
                 )));
             }
             match n {
-                "config1" => attr.config1 = x,
-                "config2" => attr.config2 = x,
-                "config3" => attr.config3 = x,
-                "config4" => attr.config4 = x,
-                "branch_sample_type" => attr.branch_sample_type = x,
-                "sample_regs_user" => attr.sample_regs_user = x,
-                "sample_stack_user" => attr.sample_stack_user = x as u32,
-                "clockid" => attr.clockid = x as i32,
-                "sample_regs_intr" => attr.sample_regs_intr = x,
-                "aux_watermark" => attr.aux_watermark = x as u32,
-                "sample_max_stack" => attr.sample_max_stack = x as u16,
-                "aux_sample_size" => attr.aux_sample_size = x as u32,
-                "aux_action" => attr.aux_action = x as u32,
-                "sig_data" => attr.sig_data = x,
-                "wakeup_watermark" => attr.wakeup_events = x as u32,
                 "size" => attr.size = x as u32,
-                bit => {
-                    let b = match bit {
+                "aux_start_paused" | "aux_pause" | "aux_resume" => {
+                    let b = match n {
                         "aux_start_paused" => 1,
                         "aux_pause" => 2,
                         _ => 4,
@@ -217,6 +202,9 @@ pub fn parse(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> P
                     } else {
                         (set, clear | b)
                     });
+                }
+                field => {
+                    attr.set_field(field, x);
                 }
             }
         } else {

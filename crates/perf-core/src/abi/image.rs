@@ -95,25 +95,7 @@ pub(crate) fn apply_bits(
 
 /// Sets a field row by name; `None` for a name that is not a field.
 pub(crate) fn set_field(attr: &mut Attr, name: &str, value: u64) -> Option<()> {
-    match name {
-        "bp_type" => attr.bp_type = value as u32,
-        "bp_addr" | "config1" => attr.config1 = value,
-        "bp_len" | "config2" => attr.config2 = value,
-        "branch_sample_type" => attr.branch_sample_type = value,
-        "sample_regs_user" => attr.sample_regs_user = value,
-        "sample_stack_user" => attr.sample_stack_user = value as u32,
-        "clockid" => attr.clockid = value as i32,
-        "sample_regs_intr" => attr.sample_regs_intr = value,
-        "aux_watermark" => attr.aux_watermark = value as u32,
-        "sample_max_stack" => attr.sample_max_stack = value as u16,
-        "aux_sample_size" => attr.aux_sample_size = value as u32,
-        "aux_action" => attr.aux_action = value as u32,
-        "sig_data" => attr.sig_data = value,
-        "config3" => attr.config3 = value,
-        "config4" => attr.config4 = value,
-        _ => return None,
-    }
-    Some(())
+    attr.set_field(name, value)
 }
 
 /// Sets a feature row in an attr: its bits, or (fields) the value 1.
