@@ -176,7 +176,7 @@ impl Evlist {
     /// perf record's defaults on every evsel (`evlist.config()`), then each
     /// evsel's own config terms again.
     pub fn config(&mut self) {
-        let mut guards: Vec<MutexGuard<'_, Evsel>> = self.evsels.iter().map(lock).collect();
+        let mut guards: Vec<MutexGuard<'_, Evsel>> = self.distinct().map(lock).collect();
         let mut refs: Vec<&mut Evsel> = guards.iter_mut().map(|g| &mut **g).collect();
         crate::config::config(&mut refs);
         for e in refs {
@@ -184,6 +184,30 @@ impl Evlist {
             crate::parse_events::apply_config_terms(&terms, &mut e.attr);
             e.config_terms = terms;
         }
+    }
+
+    /// Each evsel once, in order of first occurrence (one may be added twice).
+    fn distinct(&self) -> impl Iterator<Item = &SharedEvsel> {
+        self.evsels
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| !self.evsels[..*i].iter().any(|p| Arc::ptr_eq(p, e)))
+            .map(|(_, e)| e)
+    }
+
+    /// For each evlist index, the position of its evsel in `distinct()`.
+    fn distinct_slots(&self) -> Vec<usize> {
+        let mut firsts: Vec<&SharedEvsel> = Vec::new();
+        self.evsels
+            .iter()
+            .map(|e| match firsts.iter().position(|p| Arc::ptr_eq(p, e)) {
+                Some(k) => k,
+                None => {
+                    firsts.push(e);
+                    firsts.len() - 1
+                }
+            })
+            .collect()
     }
 
     /// Drops the rings (fds stay open).
@@ -201,7 +225,9 @@ impl Evlist {
     pub fn mmap(&mut self, pages: usize) -> Result<()> {
         self.munmap();
         let page_size = sys::page_size();
-        let guards: Vec<MutexGuard<'_, Evsel>> = self.evsels.iter().map(lock).collect();
+        // An evsel added twice is locked (and mapped) once.
+        let slot = self.distinct_slots();
+        let guards: Vec<MutexGuard<'_, Evsel>> = self.distinct().map(lock).collect();
         let mut tables = Vec::with_capacity(guards.len());
         for (idx, g) in guards.iter().enumerate() {
             match g.fds() {
@@ -247,14 +273,16 @@ impl Evlist {
                         Some(out) => sys::set_output(fd.raw(), out)?,
                     }
                     pollfds.push(fd.raw());
-                    ids.insert(fd.id(), idx);
+                    // The evlist index of the evsel's first occurrence.
+                    let first = slot.iter().position(|&k| k == idx).unwrap_or(idx);
+                    ids.insert(fd.id(), first);
                 }
             }
         }
-        let parse_infos = tables.iter().map(|t| ParseInfo::new(&t.attr)).collect();
+        let per_index = || slot.iter().filter_map(|&k| tables.get(k));
+        let parse_infos = per_index().map(|t| ParseInfo::new(&t.attr)).collect();
         // Tracepoint formats, looked up once per evsel (by id, as perf ≥ 6.15).
-        let formats = tables
-            .iter()
+        let formats = per_index()
             .map(|t| {
                 (t.attr.type_ == PERF_TYPE_TRACEPOINT)
                     .then(|| tracefs::tracefs().ok()?.format_by_id(t.attr.config).ok())

@@ -5,6 +5,7 @@
 //! reallocated.
 
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::evlist::PyEvlist;
 
@@ -31,6 +32,10 @@ impl EventIterator {
 impl EventIterator {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.evlist)
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {

@@ -11,7 +11,7 @@ use perf_core::tracefs::Format;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use pyo3::{PyClass, PyClassInitializer};
+use pyo3::{PyClass, PyClassInitializer, PyTraverseError, PyVisit};
 
 use crate::evsel::PyEvsel;
 
@@ -318,6 +318,17 @@ impl SampleEvent {
         PyBytes::new(py, self.raw.as_deref().unwrap_or_default())
     }
 
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(e) = &self.evsel_obj {
+            visit.call(e)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.evsel_obj = None;
+    }
+
     /// The evsel the sample belongs to.
     #[getter]
     fn evsel(&self, py: Python<'_>) -> Option<Py<PyEvsel>> {
@@ -464,6 +475,19 @@ fn tp_info(
     let t = Arc::new(TpInfo::new(py, format)?);
     infos.push(t.clone());
     Ok(t)
+}
+
+impl Recycler {
+    /// Visits the cached objects (GC support of the owning evlist).
+    pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for e in self.samples.samples.iter().flatten() {
+            visit.call(e)?;
+        }
+        for e in self.tp_samples.samples.iter().flatten() {
+            visit.call(e)?;
+        }
+        Ok(())
+    }
 }
 
 /// The last two objects of one class handed out.

@@ -9,6 +9,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyList;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::cpu_map::PyCpuMap;
 use crate::error::PerfResult;
@@ -236,6 +237,24 @@ impl PyEvlist {
             .map(|e| crate::evsel_name::name(&perf_core::evlist::lock(&e.bind(py).get().inner)))
             .collect();
         format!("evlist([{}])", names.join(","))
+    }
+
+    // GC support: a Python evsel (subclass) may point back at its evlist.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Ok(inner) = self.inner.try_lock() {
+            for e in &inner.evsels {
+                visit.call(e)?;
+            }
+            inner.cache.traverse(&visit)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        if let Ok(mut inner) = self.inner.try_lock() {
+            inner.evsels.clear();
+            inner.cache = events::Recycler::new();
+        }
     }
 
     /// Records read_on_cpu consumed because they matched no evsel.

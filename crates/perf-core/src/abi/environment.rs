@@ -22,6 +22,8 @@ pub struct Environment {
     pub event_source: PathBuf,
     /// `/proc/sys/kernel/perf_event_max_sample_rate`.
     pub max_sample_rate: PathBuf,
+    /// `/sys/devices/system/cpu` (one `cpuN` directory per possible CPU).
+    pub cpu_dir: PathBuf,
 }
 
 impl Default for Environment {
@@ -31,6 +33,7 @@ impl Default for Environment {
             proc_status: "/proc/self/status".into(),
             event_source: "/sys/bus/event_source/devices".into(),
             max_sample_rate: "/proc/sys/kernel/perf_event_max_sample_rate".into(),
+            cpu_dir: "/sys/devices/system/cpu".into(),
         }
     }
 }

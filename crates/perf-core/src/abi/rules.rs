@@ -41,10 +41,27 @@ pub fn explain_einval(
     env: &Environment,
 ) -> Option<String> {
     target_rule(attr, args)
+        .or_else(|| cpu_rule(args, env))
         .or_else(|| flag_rule(attr))
         .or_else(|| sample_rule(attr, kernel))
         .or_else(|| period_rule(attr, env))
         .or_else(|| aux_rule(attr, args))
+}
+
+/// A CPU number the machine does not have (the kernel says only EINVAL).
+fn cpu_rule(args: OpenArgs, env: &Environment) -> Option<String> {
+    if args.cpu < 0
+        || !env.cpu_dir.is_dir()
+        || env.cpu_dir.join(format!("cpu{}", args.cpu)).exists()
+    {
+        return None;
+    }
+    let online = std::fs::read_to_string(env.cpu_dir.join("online")).unwrap_or_default();
+    Some(format!(
+        "CPU {} does not exist on this machine (online CPUs: {})",
+        args.cpu,
+        online.trim()
+    ))
 }
 
 /// pid/cpu, cgroup mode, group members.

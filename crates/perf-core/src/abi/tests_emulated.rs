@@ -562,6 +562,7 @@ impl FakeProc {
                 proc_status: self.dir.join("status"),
                 event_source: self.dir.join("devices"),
                 max_sample_rate: self.dir.join("rate"),
+                cpu_dir: self.dir.join("cpu"),
             },
             ..Policy::default()
         }
