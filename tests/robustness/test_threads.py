@@ -237,9 +237,6 @@ result({"n": n, "alive": alive, "errors": errors})
     assert got["n"][0] > 100 and got["n"][1] > 100, got
 
 
-@pytest.mark.xfail(strict=True, reason="bug: evlist.mmap() locks its evsels in list order, so two "
-                   "evlists sharing two evsels in opposite orders deadlock when mapped from two "
-                   "threads at once (lock-order inversion)")
 def test_two_evlists_sharing_evsels_mapped_concurrently(run_ok):
     """mmap() of evlists [e1, e2] and [e2, e1] from two threads. The evsels
     are left unopened, so every mmap() takes its evsels' locks and fails at
@@ -253,15 +250,15 @@ a.add(e1); a.add(e2)
 b.add(e2); b.add(e1)
 n = [0, 0]
 def loop(el, i):
-    for _ in range(100_000):
+    for _ in range(400_000):
         try:
             el.mmap(1)
         except ValueError:
             pass
         n[i] += 1
 ts = [start(loop, a, 0), start(loop, b, 1)]
-alive = join_all(ts, 15)
+alive = join_all(ts, 40)
 result({"n": n, "alive": alive, "errors": errors})
-""", timeout=60)
+""", timeout=90)
     assert got["alive"] == [] and got["errors"] == [], got
-    assert got["n"] == [100_000, 100_000], got
+    assert got["n"] == [400_000, 400_000], got

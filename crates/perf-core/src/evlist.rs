@@ -176,7 +176,7 @@ impl Evlist {
     /// perf record's defaults on every evsel (`evlist.config()`), then each
     /// evsel's own config terms again.
     pub fn config(&mut self) {
-        let mut guards: Vec<MutexGuard<'_, Evsel>> = self.distinct().map(lock).collect();
+        let mut guards = self.lock_all();
         let mut refs: Vec<&mut Evsel> = guards.iter_mut().map(|g| &mut **g).collect();
         crate::config::config(&mut refs);
         for e in refs {
@@ -193,6 +193,20 @@ impl Evlist {
             .enumerate()
             .filter(|(i, e)| !self.evsels[..*i].iter().any(|p| Arc::ptr_eq(p, e)))
             .map(|(_, e)| e)
+    }
+
+    /// Locks every distinct evsel, returning the guards in `distinct()`
+    /// order. The locks are taken in address order, one global order, so
+    /// two evlists sharing evsels in different orders cannot deadlock.
+    fn lock_all(&self) -> Vec<MutexGuard<'_, Evsel>> {
+        let evsels: Vec<&SharedEvsel> = self.distinct().collect();
+        let mut order: Vec<usize> = (0..evsels.len()).collect();
+        order.sort_by_key(|&i| Arc::as_ptr(evsels[i]) as usize);
+        let mut slots: Vec<Option<MutexGuard<'_, Evsel>>> = evsels.iter().map(|_| None).collect();
+        for i in order {
+            slots[i] = Some(lock(evsels[i]));
+        }
+        slots.into_iter().flatten().collect()
     }
 
     /// For each evlist index, the position of its evsel in `distinct()`.
@@ -227,7 +241,7 @@ impl Evlist {
         let page_size = sys::page_size();
         // An evsel added twice is locked (and mapped) once.
         let slot = self.distinct_slots();
-        let guards: Vec<MutexGuard<'_, Evsel>> = self.distinct().map(lock).collect();
+        let guards = self.lock_all();
         let mut tables = Vec::with_capacity(guards.len());
         for (idx, g) in guards.iter().enumerate() {
             match g.fds() {
