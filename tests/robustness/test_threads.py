@@ -257,7 +257,7 @@ def loop(el, i):
             pass
         n[i] += 1
 ts = [start(loop, a, 0), start(loop, b, 1)]
-alive = join_all(ts, 40)
+alive = join_all(ts, 30)
 result({"n": n, "alive": alive, "errors": errors})
 """, timeout=90)
     assert got["alive"] == [] and got["errors"] == [], got
