@@ -3,8 +3,6 @@
 in subprocesses (the `ours` fixture of tests/conftest.py), so a crash is a
 failed test with the signal, not a dead pytest."""
 
-import os
-
 import pytest
 
 from robust_helpers import describe
@@ -19,12 +17,6 @@ def run_ok(ours):
         assert r.rc == 0, describe(r)
         return r.result
     return run
-
-
-@pytest.fixture
-def root_only():
-    if os.geteuid() != 0:
-        pytest.skip("needs root")
 
 
 FIGURES = []
