@@ -44,8 +44,9 @@ fn advice(errno: i32, attr: &Attr, args: OpenArgs, p: &Privileges) -> String {
     let level = p.paranoid.unwrap_or(2);
     if level > 2 && !p.sys_admin {
         return format!(
-            "levels above 2 come from a distribution patch (Debian, Ubuntu, Android) and deny \
-             every perf_event_open without CAP_SYS_ADMIN (on Ubuntu CAP_PERFMON is not enough); \
+            "levels above 2 come from a distribution patch (Debian, Ubuntu, Android): kernels \
+             with it deny every perf_event_open without CAP_SYS_ADMIN (on Ubuntu CAP_PERFMON is \
+             not enough), mainline kernels treat them as 2; \
              'sysctl kernel.perf_event_paranoid=2' restores the mainline rules{}",
             if attr.flags & EXCLUDE_KERNEL == 0 {
                 ", which still need exclude_kernel=1 (':u') without CAP_PERFMON"
