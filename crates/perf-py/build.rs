@@ -9,5 +9,23 @@ fn main() {
         .filter(|r| !r.trim().is_empty())
         .or_else(|| std::fs::read_to_string("/proc/sys/kernel/osrelease").ok())
         .unwrap_or_default();
-    println!("cargo:rustc-env=PERF_TARGET_RELEASE={}", release.trim());
+    let release = release.trim();
+    println!("cargo:rustc-env=PERF_TARGET_RELEASE={release}");
+    // The identity `perf.__build__` reports, computed here so that importing
+    // the module does not parse the feature table.
+    let m = perf_abi::BuildManifest::for_release(
+        &perf_abi::KernelRelease::parse(release),
+        &std::env::var("CARGO_PKG_VERSION").unwrap_or_default(),
+    );
+    println!("cargo:rustc-env=PERF_TARGET_ABI={}", m.abi);
+    println!(
+        "cargo:rustc-env=PERF_TARGET_FLAVOUR={}",
+        m.flavour.unwrap_or_default()
+    );
+    println!(
+        "cargo:rustc-env=PERF_TARGET_VERSION={}",
+        m.kernel_version.unwrap_or_default()
+    );
+    println!("cargo:rustc-env=PERF_TARGET_ATTR_SIZE={}", m.attr_size);
+    println!("cargo:rerun-if-changed=../perf-abi/data/features.toml");
 }

@@ -17,19 +17,40 @@ pub fn manifest() -> BuildManifest {
 }
 
 /// Adds `__version__` and `__build__` (a dict: kernel_release, abi, flavour,
-/// kernel_version, attr_size, build_version, python_abi).
+/// kernel_version, attr_size, build_version, python_abi), from values build.rs
+/// computed, so the import does not parse the feature table.
 pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    let b = manifest();
+    let opt = |s: &'static str| (!s.is_empty()).then_some(s);
     let d = PyDict::new(py);
-    d.set_item("kernel_release", &b.kernel_release)?;
-    d.set_item("abi", &b.abi)?;
-    d.set_item("flavour", &b.flavour)?;
-    d.set_item("kernel_version", &b.kernel_version)?;
-    d.set_item("attr_size", b.attr_size)?;
-    d.set_item("build_version", &b.build_version)?;
-    d.set_item("python_abi", &b.python_abi)?;
+    d.set_item("kernel_release", TARGET_RELEASE)?;
+    d.set_item("abi", env!("PERF_TARGET_ABI"))?;
+    d.set_item("flavour", opt(env!("PERF_TARGET_FLAVOUR")))?;
+    d.set_item("kernel_version", opt(env!("PERF_TARGET_VERSION")))?;
+    d.set_item(
+        "attr_size",
+        env!("PERF_TARGET_ATTR_SIZE").parse::<u32>().unwrap_or(0),
+    )?;
+    d.set_item("build_version", env!("CARGO_PKG_VERSION"))?;
+    d.set_item("python_abi", "abi3")?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("__build__", d)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamped_identity_matches_the_manifest() {
+        let m = manifest();
+        assert_eq!(m.abi, env!("PERF_TARGET_ABI"));
+        assert_eq!(m.flavour.unwrap_or_default(), env!("PERF_TARGET_FLAVOUR"));
+        assert_eq!(
+            m.kernel_version.unwrap_or_default(),
+            env!("PERF_TARGET_VERSION")
+        );
+        assert_eq!(m.attr_size.to_string(), env!("PERF_TARGET_ATTR_SIZE"));
+    }
 }
