@@ -2,11 +2,8 @@
 //! Counting mode: `read(2)` of one event fd, decoded per `read_format`
 //! (libperf's `perf_evsel__read` and `struct perf_counts_values`).
 
-use crate::error::{Error, Result};
-use crate::record::{
-    PERF_FORMAT_GROUP, PERF_FORMAT_ID, PERF_FORMAT_LOST, PERF_FORMAT_TOTAL_TIME_ENABLED,
-    PERF_FORMAT_TOTAL_TIME_RUNNING,
-};
+use crate::error::Result;
+use crate::record::parse_read_format;
 use crate::sys;
 
 /// `struct perf_counts_values`: what one read of a counter says.
@@ -46,58 +43,26 @@ pub fn read_counter(fd: std::os::fd::RawFd, read_format: u64) -> Result<CountsVa
     decode(&buf[..n], read_format)
 }
 
-/// Decodes a `struct read_format` image.
+/// Decodes a `struct read_format` image (a group read reports its leader).
 pub fn decode(bytes: &[u8], read_format: u64) -> Result<CountsValues> {
-    let mut words = bytes.chunks_exact(8).map(|c| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        u64::from_ne_bytes(w)
-    });
-    let mut next = |what: &str| {
-        words.next().ok_or_else(|| Error::Malformed {
-            what: "read_format",
-            detail: format!("{} bytes, no room for {what}", bytes.len()),
-        })
-    };
-    let mut v = CountsValues::default();
-    if read_format & PERF_FORMAT_GROUP != 0 {
-        let nr = next("nr")?;
-        if read_format & PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-            v.ena = next("time_enabled")?;
-        }
-        if read_format & PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-            v.run = next("time_running")?;
-        }
-        if nr > 0 {
-            v.val = next("value")?;
-            if read_format & PERF_FORMAT_ID != 0 {
-                v.id = next("id")?;
-            }
-            if read_format & PERF_FORMAT_LOST != 0 {
-                v.lost = next("lost")?;
-            }
-        }
-        return Ok(v);
-    }
-    v.val = next("value")?;
-    if read_format & PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-        v.ena = next("time_enabled")?;
-    }
-    if read_format & PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-        v.run = next("time_running")?;
-    }
-    if read_format & PERF_FORMAT_ID != 0 {
-        v.id = next("id")?;
-    }
-    if read_format & PERF_FORMAT_LOST != 0 {
-        v.lost = next("lost")?;
-    }
-    Ok(v)
+    let r = parse_read_format(bytes, read_format)?;
+    let v = r.values().first().copied().unwrap_or_default();
+    Ok(CountsValues {
+        val: v.value,
+        ena: r.time_enabled,
+        run: r.time_running,
+        id: v.id,
+        lost: v.lost,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::{
+        PERF_FORMAT_GROUP, PERF_FORMAT_ID, PERF_FORMAT_TOTAL_TIME_ENABLED,
+        PERF_FORMAT_TOTAL_TIME_RUNNING,
+    };
 
     fn image(words: &[u64]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_ne_bytes()).collect()

@@ -317,11 +317,6 @@ impl Evlist {
         &self.pollfds
     }
 
-    /// True when a ring exists for this CPU number.
-    pub fn has_ring(&self, cpu: Cpu) -> bool {
-        self.rings.iter().any(|r| r.cpu == cpu)
-    }
-
     /// Reads at most one record from the ring of `cpu` (a CPU *number*), as
     /// the C module's `read_on_cpu`, handing it to `f` with the index of its
     /// evsel and that evsel's parse info and tracepoint format. `Ok(None)`
@@ -372,11 +367,6 @@ impl Evlist {
     /// Number of rings (one per CPU, or per thread for the "any CPU" map).
     pub fn ring_count(&self) -> usize {
         self.rings.len()
-    }
-
-    /// Every CPU number that has a ring, in ring order.
-    pub fn ring_cpus(&self) -> Vec<Cpu> {
-        self.rings.iter().map(|r| r.cpu).collect()
     }
 
     /// Runs an ioctl (enable/disable) on every fd of every evsel.

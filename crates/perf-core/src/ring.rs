@@ -106,11 +106,6 @@ impl Ring {
         self.control_word(HEAD).load(Ordering::Acquire)
     }
 
-    /// Bytes written by the kernel and not yet read by us.
-    pub fn available(&self) -> u64 {
-        self.head().wrapping_sub(self.prev)
-    }
-
     /// Copies `out.len()` bytes starting at ring position `pos` (which may
     /// wrap around the end of the data area).
     fn copy_out(&self, pos: u64, out: &mut [u8]) {

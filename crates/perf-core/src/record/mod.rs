@@ -46,7 +46,7 @@ use std::ops::Range;
 pub use abi::*;
 pub use body::{Body, Mmap2File};
 pub use parse_info::ParseInfo;
-pub use read_format::{ReadCounters, ReadValue, SampleRead};
+pub use read_format::{parse_read_format, ReadCounters, ReadValue, SampleRead};
 pub use sample::{BranchEntry, BranchStack, Regs, Sample, StackUser};
 
 use crate::error::{Error, Result};

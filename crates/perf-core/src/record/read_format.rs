@@ -66,6 +66,15 @@ impl SampleRead {
 // 	} && PERF_FORMAT_GROUP
 // };
 /// Reads a `struct read_format` laid out per `read_format`.
+/// Parses a whole `struct read_format` image, as `read(2)` of a counter fd
+/// returns it.
+///
+/// # Errors
+/// `Error::Malformed` when the image is shorter than `read_format` says.
+pub fn parse_read_format(bytes: &[u8], read_format: u64) -> Result<SampleRead> {
+    parse_read(&mut Cursor::new(bytes, 0, "read_format"), read_format)
+}
+
 pub(crate) fn parse_read(c: &mut Cursor<'_>, read_format: u64) -> Result<SampleRead> {
     let has = |bit: u64| read_format & bit != 0;
     let opt = |c: &mut Cursor<'_>, bit: u64, field: &'static str| -> Result<u64> {
