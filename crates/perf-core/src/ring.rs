@@ -106,6 +106,22 @@ impl Ring {
         self.control_word(HEAD).load(Ordering::Acquire)
     }
 
+    /// `header.size` of the record at data-area offset `start` (< data_size).
+    fn header_size(&self, start: usize) -> u16 {
+        // header.size is bytes 6..8 of the record. The kernel keeps records
+        // 8-byte aligned (their sizes are multiples of 8), so those two bytes
+        // never wrap; the mask keeps the read inside the data area even if a
+        // bad header broke that.
+        let offset = self.data_offset + ((start + 6) & (self.data_size - 1) & !1);
+        // SAFETY: offset + 2 ≤ data_offset + data_size (offset is even and
+        // below data_offset + data_size, which is even), so the two bytes are
+        // inside the mapping, and 2-byte aligned (the mapping is page aligned,
+        // data_offset is a page multiple). They lie between data_tail and
+        // data_head, which the kernel does not write in non-overwrite mode;
+        // head was loaded with Acquire before this call.
+        unsafe { self.map.base().as_ptr().add(offset).cast::<u16>().read() }
+    }
+
     /// Copies `out.len()` bytes starting at ring position `pos` (which may
     /// wrap around the end of the data area).
     fn copy_out(&self, pos: u64, out: &mut [u8]) {
@@ -157,11 +173,7 @@ impl Ring {
             return Ok(None);
         }
         let start = (self.prev as usize) & (self.data_size - 1);
-        let mut size_bytes = [0u8; 2];
-        // header.size is bytes 6..8 of the record; records are 8-byte aligned
-        // in the ring, so those two bytes never wrap.
-        self.copy_out(self.prev.wrapping_add(6), &mut size_bytes);
-        let size = u16::from_ne_bytes(size_bytes) as usize;
+        let size = usize::from(self.header_size(start));
         if size < HEADER_SIZE || size > self.data_size {
             self.prev = head;
             self.consume();

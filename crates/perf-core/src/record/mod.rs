@@ -7,6 +7,8 @@
 //!                      ──event_id()─► which evsel (perf's evlist__event2id)
 //!                      ──parse()────► Record { header, body, sample }
 //!                      ──parse_into(&mut Record)  (same, filled in place)
+//!                      ──sample_members()► SampleMembers (hot path: the
+//!                                          members of fixed-layout SAMPLEs)
 //! ```
 //!
 //! The parser is given the record as one contiguous slice of exactly
@@ -33,6 +35,7 @@
 mod abi;
 mod body;
 mod cursor;
+mod members;
 mod parse_info;
 mod read_format;
 mod sample;
@@ -45,6 +48,7 @@ use std::ops::Range;
 
 pub use abi::*;
 pub use body::{Body, Mmap2File};
+pub use members::{sample_members, SampleMembers};
 pub use parse_info::ParseInfo;
 pub use read_format::{parse_read_format, ReadCounters, ReadValue, SampleRead};
 pub use sample::{BranchEntry, BranchStack, Regs, Sample, StackUser};

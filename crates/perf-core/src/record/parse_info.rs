@@ -2,6 +2,7 @@
 //! What the parser needs to know about an evsel, computed once from its attr.
 
 use super::abi::*;
+use super::members::MembersLayout;
 use crate::attr::{flag, Attr};
 
 /// The layout facts of one evsel's records, precomputed from its
@@ -34,6 +35,8 @@ pub struct ParseInfo {
     is_pos: Option<usize>,
     // Bytes of the fixed u64 fields at the front of a SAMPLE body.
     sample_size: usize,
+    // Member offsets for the fast path (fixed fields and RAW only).
+    members: Option<MembersLayout>,
 }
 
 impl ParseInfo {
@@ -56,6 +59,7 @@ impl ParseInfo {
             id_pos: id_pos(t),
             is_pos: is_pos(t),
             sample_size: bytes_of(PERF_SAMPLE_MASK),
+            members: MembersLayout::new(t),
         }
     }
 
@@ -132,6 +136,12 @@ impl ParseInfo {
     /// perf's `evsel->sample_size`: the fixed-size u64 fields of a SAMPLE body.
     pub fn sample_size(&self) -> usize {
         self.sample_size
+    }
+
+    /// Where the sample members are, when `sample_type` has only fixed-size
+    /// fields and RAW (see [`sample_members`](super::sample_members)).
+    pub(crate) fn members_layout(&self) -> Option<&MembersLayout> {
+        self.members.as_ref()
     }
 }
 

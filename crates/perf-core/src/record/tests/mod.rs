@@ -6,6 +6,7 @@
 mod bodies;
 mod builder;
 mod live;
+mod members;
 mod roundtrip;
 
 use crate::attr::{flag, Attr};
