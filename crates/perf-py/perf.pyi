@@ -436,9 +436,11 @@ class sample_event:
     # samples raise AttributeError.
     def __getattr__(self, name: str) -> Any: ...
 
-@disjoint_base
 class tracepoint_sample_event(sample_event):
-    """A sample of a tracepoint evsel (its class prints as sample_event)."""
+    """A sample of a tracepoint evsel (its class prints as sample_event).
+
+    Samples are instances of a subclass made per tracepoint format whose
+    fields are attributes (sample_event.__getattr__ types them)."""
 
 @disjoint_base
 class switch_event:

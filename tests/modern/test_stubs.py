@@ -364,7 +364,10 @@ def test_class_members(perf_ours, name):
     assert bases == [b for b in runtime_bases if b != "object"]
     decorators = [ast.unparse(d) for d in node.decorator_list]
     assert ("final" in decorators) == (not subclassable(cls))
-    assert "disjoint_base" in decorators or "final" in decorators
+    # tracepoint_sample_event adds no storage to sample_event (its fields
+    # live in per-format subclasses), so it is no disjoint base; stubtest
+    # checks the decorator against the runtime either way.
+    assert "disjoint_base" in decorators or "final" in decorators or name == "tracepoint_sample_event"
 
     # Constructors: declared exactly for the types Python code may create.
     declares = "__new__" in members or "__init__" in members

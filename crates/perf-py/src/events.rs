@@ -3,17 +3,16 @@
 //! module's members (numeric ones writable, strings read-only), the common
 //! `sample_*` members, and byte-for-byte its `repr` texts.
 
-use std::sync::Arc;
-
 use perf_core::evlist::RecordRef;
-use perf_core::record::{self, Body, Mmap2File, Record, Sample};
-use perf_core::tracefs::Format;
+use perf_core::record::{self, Body, Mmap2File, Record, Sample, SampleMembers};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
-use pyo3::{PyClass, PyClassInitializer, PyTraverseError, PyVisit};
+use pyo3::types::PyBytes;
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::evsel::PyEvsel;
+use crate::recycler::Recycler;
+use crate::tracepoint_sample::TracepointSampleEvent;
 
 /// C's `%#lx`: `0x…` in lowercase hex, but plain `0` for zero.
 fn hex(v: u64) -> String {
@@ -299,14 +298,21 @@ impl Mmap2Event {
     }
 }
 
-#[pymethods]
 impl SampleEvent {
-    #[new]
-    fn new() -> Self {
+    /// An empty `sample_event`, as `perf.sample_event()` makes it.
+    pub fn new_sample() -> Self {
         SampleEvent {
             r#type: 9,
             ..Default::default()
         }
+    }
+}
+
+#[pymethods]
+impl SampleEvent {
+    #[new]
+    fn new() -> Self {
+        SampleEvent::new_sample()
     }
     fn __repr__(&self) -> String {
         "{ type: sample }".to_owned()
@@ -336,205 +342,17 @@ impl SampleEvent {
     }
 }
 
-/// The numeric members `TracepointSampleEvent::__getattribute__` answers
-/// itself; in a format's index they are `MEMBER_BASE + position`.
-const SAMPLE_MEMBERS: [&str; 10] = [
-    "sample_ip",
-    "sample_pid",
-    "sample_tid",
-    "sample_time",
-    "sample_addr",
-    "sample_id",
-    "sample_stream_id",
-    "sample_period",
-    "sample_cpu",
-    "type",
-];
-const MEMBER_BASE: usize = 1 << 16;
-
-/// A tracepoint's format with a dict from field name (interned) to field
-/// index, built once per evsel, so a field lookup is one dict probe.
-pub struct TpInfo {
-    format: Arc<Format>,
-    index: Py<PyDict>,
-}
-
-impl TpInfo {
-    fn new(py: Python<'_>, format: &Arc<Format>) -> PyResult<Self> {
-        let index = PyDict::new(py);
-        for (k, n) in SAMPLE_MEMBERS.iter().enumerate() {
-            index.set_item(PyString::intern(py, n), MEMBER_BASE + k)?;
-        }
-        // Fields after members: a field named like a member shadows it.
-        for (i, f) in format
-            .common_fields
-            .iter()
-            .chain(&format.fields)
-            .enumerate()
-        {
-            index.set_item(PyString::intern(py, &f.name), i)?;
-        }
-        Ok(TpInfo {
-            format: format.clone(),
-            index: index.unbind(),
-        })
-    }
-}
-
-/// A sample of a tracepoint evsel: a `sample_event` whose tracepoint fields
-/// read as attributes. Fields come first, so a field named like a member
-/// (`type`) shadows it, as in the C module.
-// Named `sample_event` like its base, so it prints as the C module's class;
-// `perf.tracepoint_sample_event` names it for isinstance checks.
-#[pyclass(module = "perf", name = "sample_event", extends = SampleEvent, subclass)]
-pub struct TracepointSampleEvent {
-    tp: Arc<TpInfo>,
-}
-
-#[pymethods]
-impl TracepointSampleEvent {
-    fn __getattribute__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let this = slf.borrow();
-        let base = this.as_super();
-        // One dict probe answers fields and the numeric members (rather than
-        // a second descriptor call): this runs for every attribute access.
-        if let Some(i) = this.tp.index.bind(py).get_item(name)? {
-            let i: usize = i.extract()?;
-            if let Some(k) = i.checked_sub(MEMBER_BASE) {
-                let v = match k {
-                    0 => base.sample_ip.into_pyobject(py)?.into_any(),
-                    1 => base.sample_pid.into_pyobject(py)?.into_any(),
-                    2 => base.sample_tid.into_pyobject(py)?.into_any(),
-                    3 => base.sample_time.into_pyobject(py)?.into_any(),
-                    4 => base.sample_addr.into_pyobject(py)?.into_any(),
-                    5 => base.sample_id.into_pyobject(py)?.into_any(),
-                    6 => base.sample_stream_id.into_pyobject(py)?.into_any(),
-                    7 => base.sample_period.into_pyobject(py)?.into_any(),
-                    8 => base.sample_cpu.into_pyobject(py)?.into_any(),
-                    _ => base.r#type.into_pyobject(py)?.into_any(),
-                };
-                return Ok(v.unbind());
-            }
-            let format = &this.tp.format;
-            let field = format.common_fields.iter().chain(&format.fields).nth(i);
-            if let (Some(field), Some(payload)) = (field, base.raw.as_deref()) {
-                return crate::tracepoint::value(py, field, payload);
-            }
-        }
-        drop(this);
-        crate::tracepoint::generic_getattr(slf.as_any(), name)
-    }
-
-    // Called after a failed lookup: the C module's message (pyo3's default
-    // would name only the attribute).
-    fn __getattr__(&self, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        Err(pyo3::exceptions::PyAttributeError::new_err(format!(
-            "'perf.sample_event' object has no attribute '{name}'"
-        )))
-    }
-}
-
 fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Per-evlist state that makes building events cheap: a parsed-record
-/// scratch and the last two `sample_event`s handed out. The classic loop
-/// (`ev = evlist.read_on_cpu(cpu)`) drops the event from two calls ago, so
-/// when nothing else holds it (refcount 1: only this cache) it is refilled
-/// instead of allocating a new object, like CPython's own free lists.
-pub struct Recycler {
-    record: Option<Record>,
-    samples: Pool<SampleEvent>,
-    tp_samples: Pool<TracepointSampleEvent>,
-    tp_infos: Vec<Arc<TpInfo>>,
-}
-
-impl Recycler {
-    /// An empty cache.
-    pub fn new() -> Self {
-        Recycler {
-            record: None,
-            samples: Pool::default(),
-            tp_samples: Pool::default(),
-            tp_infos: Vec::new(),
-        }
-    }
-}
-
-/// The field index of a format, built on first use.
-fn tp_info(
-    infos: &mut Vec<Arc<TpInfo>>,
-    py: Python<'_>,
-    format: &Arc<Format>,
-) -> PyResult<Arc<TpInfo>> {
-    if let Some(t) = infos.iter().find(|t| Arc::ptr_eq(&t.format, format)) {
-        return Ok(t.clone());
-    }
-    let t = Arc::new(TpInfo::new(py, format)?);
-    infos.push(t.clone());
-    Ok(t)
-}
-
-impl Recycler {
-    /// Visits the cached objects (GC support of the owning evlist).
-    pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for e in self.samples.samples.iter().flatten() {
-            visit.call(e)?;
-        }
-        for e in self.tp_samples.samples.iter().flatten() {
-            visit.call(e)?;
-        }
-        Ok(())
-    }
-}
-
-/// The last two objects of one class handed out.
-struct Pool<T: PyClass> {
-    samples: [Option<Py<T>>; 2],
-    next: usize,
-}
-
-impl<T: PyClass> Default for Pool<T> {
-    fn default() -> Self {
-        Pool {
-            samples: [None, None],
-            next: 0,
-        }
-    }
-}
-
-impl<T: PyClass> Pool<T> {
-    /// An object nobody else holds, if the cache has one.
-    fn reusable(&mut self, py: Python<'_>) -> Option<Py<T>> {
-        self.samples
-            .iter()
-            .flatten()
-            // The GIL is held and these objects are never shared with other
-            // interpreters, so the count is exact here.
-            .find(|e| {
-                #[allow(deprecated)]
-                let n = e.get_refcnt(py);
-                n == 1
-            })
-            .map(|e| e.clone_ref(py))
-    }
-
-    fn remember(&mut self, py: Python<'_>, e: &Py<T>) {
-        if self.samples.iter().flatten().any(|c| c.is(e)) {
-            return;
-        }
-        self.samples[self.next] = Some(e.clone_ref(py));
-        self.next = (self.next + 1) % self.samples.len();
-    }
-}
-
+// Inlined on purpose: these three run once per event (docs/performance.md).
+#[inline(always)]
 fn fill_sample(
     py: Python<'_>,
     e: &mut SampleEvent,
     t: u32,
-    s: &Sample,
+    s: &SampleMembers,
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
 ) {
@@ -567,51 +385,64 @@ fn fill_sample(
 }
 
 /// Builds the Python object for one record read from the ring.
+#[inline(always)]
 pub fn build(
     py: Python<'_>,
     rec: RecordRef<'_>,
     evsel: Option<&Py<PyEvsel>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    let parsed = cache.record.get_or_insert_with(|| Record::new(rec.info));
+    // The hot path: a SAMPLE of a fixed layout, members read in place.
+    if let Some(members) = record::sample_members(rec.bytes, rec.info) {
+        return sample(py, &rec, &members, evsel, cache);
+    }
+    let parsed = cache.record(rec.info);
     record::parse_into(rec.bytes, rec.info, parsed).map_err(|e| {
         crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
     })?;
-    let (t, bytes) = (parsed.header.type_, rec.bytes);
     if let Body::Sample = parsed.body {
-        let s = &parsed.sample;
-        let Some(format) = rec.format else {
-            if let Some(e) = cache.samples.reusable(py) {
-                fill_sample(py, &mut e.borrow_mut(py), t, s, bytes, evsel);
-                return Ok(e.into_any());
-            }
-            let mut base = SampleEvent::default();
-            fill_sample(py, &mut base, t, s, bytes, evsel);
-            let e = Py::new(py, base)?;
-            cache.samples.remember(py, &e);
-            return Ok(e.into_any());
-        };
-        if let Some(e) = cache.tp_samples.reusable(py) {
-            {
-                let mut m = e.borrow_mut(py);
-                if !Arc::ptr_eq(&m.tp.format, format) {
-                    m.tp = tp_info(&mut cache.tp_infos, py, format)?;
-                }
-                fill_sample(py, m.as_super(), t, s, bytes, evsel);
-            }
+        let members = SampleMembers::of(&parsed.sample);
+        return sample(py, &rec, &members, evsel, cache);
+    }
+    other_event(py, parsed, rec.bytes)
+}
+
+/// A `sample_event` (or tracepoint sample) for a parsed SAMPLE, reusing a
+/// cached object nobody else holds.
+#[inline(always)]
+fn sample(
+    py: Python<'_>,
+    rec: &RecordRef<'_>,
+    s: &SampleMembers,
+    evsel: Option<&Py<PyEvsel>>,
+    cache: &mut Recycler,
+) -> PyResult<Py<PyAny>> {
+    let (t, bytes) = (record::PERF_RECORD_SAMPLE, rec.bytes);
+    let Some(format) = rec.format else {
+        let pool = cache.samples();
+        if let Some(e) = pool.reusable(py) {
+            fill_sample(py, &mut e.borrow_mut(py), t, s, bytes, evsel);
             return Ok(e.into_any());
         }
-        let tp = tp_info(&mut cache.tp_infos, py, format)?;
-        let mut base = SampleEvent::default();
+        let mut base = SampleEvent::new_sample();
         fill_sample(py, &mut base, t, s, bytes, evsel);
-        let e = Py::new(
-            py,
-            PyClassInitializer::from(base).add_subclass(TracepointSampleEvent { tp }),
-        )?;
-        cache.tp_samples.remember(py, &e);
+        let e = Py::new(py, base)?;
+        pool.remember(py, &e);
+        return Ok(e.into_any());
+    };
+    let (class, pool) = cache.tracepoint(py, format)?;
+    if let Some(e) = pool.reusable(py) {
+        fill_sample(py, e.borrow_mut(py).as_super(), t, s, bytes, evsel);
         return Ok(e.into_any());
     }
-    other_event(py, parsed, bytes)
+    let e = class
+        .bind(py)
+        .call0()?
+        .cast_into::<TracepointSampleEvent>()?;
+    fill_sample(py, e.borrow_mut().as_super(), t, s, bytes, evsel);
+    let e = e.unbind();
+    pool.remember(py, &e);
+    Ok(e.into_any())
 }
 
 /// The non-sample record kinds.

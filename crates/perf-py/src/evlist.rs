@@ -16,6 +16,7 @@ use crate::error::PerfResult;
 use crate::event_iter::EventIterator;
 use crate::events;
 use crate::evsel::{map_arg, PyEvsel};
+use crate::recycler::Recycler;
 use crate::sequence::{sequence_index, SeqIndex};
 use crate::thread_map::PyThreadMap;
 
@@ -30,7 +31,7 @@ struct Inner {
     core: Evlist,
     /// The Python evsel objects, so `evlist[i] is ev` holds.
     evsels: Vec<Py<PyEvsel>>,
-    cache: events::Recycler,
+    cache: Recycler,
 }
 
 impl PyEvlist {
@@ -58,6 +59,27 @@ impl PyEvlist {
         Ok(None)
     }
 
+    /// `evlist.read_on_cpu(cpu)`: the next event of the ring of `cpu`, or
+    /// None. The method itself (argument parsing, calling convention) is in
+    /// fast_method.rs.
+    pub fn read_on_cpu(&self, py: Python<'_>, cpu: i32) -> PyResult<Option<Py<PyAny>>> {
+        let mut guard = self.inner();
+        let Inner {
+            core,
+            evsels,
+            cache,
+        } = &mut *guard;
+        let out = core.read_on_cpu_with(cpu, |rec| {
+            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+        });
+        match out {
+            Ok(Some(event)) => event.map(Some),
+            Ok(None) => Ok(None),
+            Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
+            Err(e) => Err(crate::error::PerfError(e).into()),
+        }
+    }
+
     fn inner(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -68,7 +90,7 @@ impl PyEvlist {
             inner: Mutex::new(Inner {
                 core,
                 evsels,
-                cache: events::Recycler::new(),
+                cache: Recycler::new(),
             }),
         }
     }
@@ -164,32 +186,6 @@ impl PyEvlist {
         Ok(list)
     }
 
-    /// reads an event.
-    #[pyo3(signature = (cpu, sample_id_all=1))]
-    fn read_on_cpu(
-        &self,
-        py: Python<'_>,
-        cpu: i32,
-        sample_id_all: i32,
-    ) -> PyResult<Option<Py<PyAny>>> {
-        let _ = sample_id_all; // parsed and ignored, as in the C module
-        let mut guard = self.inner();
-        let Inner {
-            core,
-            evsels,
-            cache,
-        } = &mut *guard;
-        let out = core.read_on_cpu_with(cpu, |rec| {
-            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
-        });
-        match out {
-            Ok(Some(event)) => event.map(Some),
-            Ok(None) => Ok(None),
-            Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
-            Err(e) => Err(crate::error::PerfError(e).into()),
-        }
-    }
-
     /// An iterator over every event now in the rings, ring after ring (the
     /// batch reader: one call drains everything, at most max_events events).
     #[pyo3(signature = (max_events=None))]
@@ -253,7 +249,7 @@ impl PyEvlist {
     fn __clear__(&self) {
         if let Ok(mut inner) = self.inner.try_lock() {
             inner.evsels.clear();
-            inner.cache = events::Recycler::new();
+            inner.cache = Recycler::new();
         }
     }
 

@@ -7,11 +7,15 @@
 //! loaders that rely on `module_from_spec()` registering it in `sys.modules`
 //! (Ubuntu's wrapper) get the extension.
 //!
-//! `unsafe` here is limited to `PyInit_perf` (module.rs) and one call of
-//! `PyObject_GenericGetAttr` (tracepoint.rs), each with its SAFETY note.
+//! `unsafe` here is limited to the places that talk to CPython's C API
+//! directly, each with its SAFETY notes: `PyInit_perf` (module.rs), the
+//! hand-made `evlist.read_on_cpu` method (fast_method.rs), the per-format
+//! tracepoint sample classes and their field getters (tracepoint_sample.rs),
+//! and the frame those C entry points share (c_entry.rs).
 
 mod abi_policy;
 mod build_info;
+mod c_entry;
 mod constants;
 mod counts;
 mod cpu_map;
@@ -22,11 +26,14 @@ mod evlist;
 mod evsel;
 mod evsel_args;
 mod evsel_name;
+mod fast_method;
 mod module;
 mod parse_events;
 mod pmu;
+mod recycler;
 mod sequence;
 mod thread_map;
 mod tracepoint;
+mod tracepoint_sample;
 
 pub use module::PyInit_perf;

@@ -38,16 +38,3 @@ pub fn value(py: Python<'_>, f: &Field, payload: &[u8]) -> PyResult<Py<PyAny>> {
         Value::Signed(s) => s.sign_extended().into_pyobject(py)?.into_any().unbind(),
     })
 }
-
-/// `object.__getattribute__(obj, name)`: the normal attribute lookup
-/// (CPython's `PyObject_GenericGetAttr`, which pyo3 has no safe wrapper for).
-pub fn generic_getattr(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-    let py = obj.py();
-    // SAFETY: both pointers are live, GIL-protected objects borrowed for the
-    // call; PyObject_GenericGetAttr returns a new reference or NULL with an
-    // exception set, which `from_owned_ptr_or_err` takes over.
-    unsafe {
-        let raw = pyo3::ffi::PyObject_GenericGetAttr(obj.as_ptr(), name.as_ptr());
-        Bound::from_owned_ptr_or_err(py, raw).map(Bound::unbind)
-    }
-}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Per-evlist state that makes building events cheap: a parsed-record
+//! scratch and the last two sample objects of each class handed out.
+//!
+//! The classic loop (`ev = evlist.read_on_cpu(cpu)`) drops the event from two
+//! calls ago, so when nothing else holds it (refcount 1: only this cache) it
+//! is refilled instead of allocating a new object, like CPython's own free
+//! lists.
+
+use std::sync::Arc;
+
+use perf_core::record::{ParseInfo, Record};
+use perf_core::tracefs::Format;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use pyo3::{PyClass, PyTraverseError, PyVisit};
+
+use crate::events::SampleEvent;
+use crate::tracepoint_sample::{self, TracepointSampleEvent};
+
+/// See the module documentation.
+pub struct Recycler {
+    record: Option<Record>,
+    samples: Pool<SampleEvent>,
+    tracepoints: Vec<TracepointPool>,
+}
+
+/// The class of one tracepoint format's samples and its cached objects.
+struct TracepointPool {
+    format: Arc<Format>,
+    class: Py<PyType>,
+    pool: Pool<TracepointSampleEvent>,
+}
+
+impl Recycler {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Recycler {
+            record: None,
+            samples: Pool::default(),
+            tracepoints: Vec::new(),
+        }
+    }
+
+    /// The parse buffer (made for `info` on first use; `parse_into`
+    /// overwrites all of it).
+    pub fn record(&mut self, info: &ParseInfo) -> &mut Record {
+        self.record.get_or_insert_with(|| Record::new(info))
+    }
+
+    /// The cached plain `sample_event`s.
+    pub fn samples(&mut self) -> &mut Pool<SampleEvent> {
+        &mut self.samples
+    }
+
+    /// The class and cached objects for samples of `format`.
+    pub fn tracepoint(
+        &mut self,
+        py: Python<'_>,
+        format: &Arc<Format>,
+    ) -> PyResult<(&Py<PyType>, &mut Pool<TracepointSampleEvent>)> {
+        let i = match self
+            .tracepoints
+            .iter()
+            .position(|t| Arc::ptr_eq(&t.format, format))
+        {
+            Some(i) => i,
+            None => {
+                self.tracepoints.push(TracepointPool {
+                    format: format.clone(),
+                    class: tracepoint_sample::class_for(py, format)?,
+                    pool: Pool::default(),
+                });
+                self.tracepoints.len() - 1
+            }
+        };
+        let t = &mut self.tracepoints[i];
+        Ok((&t.class, &mut t.pool))
+    }
+
+    /// Visits the cached objects (GC support of the owning evlist).
+    pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for e in self.samples.samples.iter().flatten() {
+            visit.call(e)?;
+        }
+        for t in &self.tracepoints {
+            visit.call(&t.class)?;
+            for e in t.pool.samples.iter().flatten() {
+                visit.call(e)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The last two objects of one class handed out.
+pub struct Pool<T: PyClass> {
+    samples: [Option<Py<T>>; 2],
+    next: usize,
+}
+
+impl<T: PyClass> Default for Pool<T> {
+    fn default() -> Self {
+        Pool {
+            samples: [None, None],
+            next: 0,
+        }
+    }
+}
+
+impl<T: PyClass> Pool<T> {
+    /// An object nobody else holds, if the cache has one.
+    pub fn reusable(&mut self, py: Python<'_>) -> Option<Py<T>> {
+        self.samples
+            .iter()
+            .flatten()
+            // The GIL is held and these objects are never shared with other
+            // interpreters, so the count is exact here.
+            .find(|e| {
+                #[allow(deprecated)]
+                let n = e.get_refcnt(py);
+                n == 1
+            })
+            .map(|e| e.clone_ref(py))
+    }
+
+    /// Keeps `e` as one of the two cached objects.
+    pub fn remember(&mut self, py: Python<'_>, e: &Py<T>) {
+        if self.samples.iter().flatten().any(|c| c.is(e)) {
+            return;
+        }
+        self.samples[self.next] = Some(e.clone_ref(py));
+        self.next = (self.next + 1) % self.samples.len();
+    }
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Samples of tracepoint evsels, whose tracepoint fields read as attributes
+//! (`ev.prev_pid`).
+//!
+//! Each tracepoint format gets its own class, a subclass of
+//! `perf.tracepoint_sample_event` (itself a `sample_event`) whose fields are
+//! getset descriptors, so a field is an ordinary attribute: one cached type
+//! lookup and a getter, with no `__getattribute__` hook slowing down the
+//! members (`ev.sample_time`) or anything else. A field named like a member
+//! (`type`) shadows it, as in the C module, because the subclass comes first
+//! in the MRO. The classes are named `perf.sample_event` (the C module's
+//! `tp_name`: it prints and words its AttributeErrors the same way) and are
+//! made once per format for the life of the process.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Mutex};
+
+use perf_core::tracefs::{Field, Format};
+use pyo3::exceptions::PyAttributeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
+use pyo3::{ffi, PyClassInitializer, PyTypeInfo};
+
+use crate::events::SampleEvent;
+
+/// A sample of a tracepoint evsel; samples are instances of its per-format
+/// subclasses (see the module documentation).
+// Named `sample_event` like its base, so it prints as the C module's class;
+// `perf.tracepoint_sample_event` names it for isinstance checks.
+#[pyclass(module = "perf", name = "sample_event", extends = SampleEvent, subclass)]
+pub struct TracepointSampleEvent {}
+
+#[pymethods]
+impl TracepointSampleEvent {
+    #[new]
+    fn new() -> PyClassInitializer<Self> {
+        PyClassInitializer::from(SampleEvent::new_sample()).add_subclass(TracepointSampleEvent {})
+    }
+}
+
+/// What one getter reads: field `index` of `format` (common fields first).
+struct FieldRef {
+    format: Arc<Format>,
+    index: usize,
+}
+
+impl FieldRef {
+    fn field(&self) -> Option<&Field> {
+        let common = &self.format.common_fields;
+        match self.index.checked_sub(common.len()) {
+            None => common.get(self.index),
+            Some(i) => self.format.fields.get(i),
+        }
+    }
+
+    fn get(&self, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let sample = obj.cast::<SampleEvent>()?.borrow();
+        match (self.field(), sample.raw.as_deref()) {
+            (Some(field), Some(payload)) => crate::tracepoint::value(obj.py(), field, payload),
+            // A tracepoint evsel sampled without PERF_SAMPLE_RAW.
+            _ => Err(PyAttributeError::new_err(format!(
+                "'perf.sample_event' object has no attribute '{}'",
+                self.field().map_or("?", |f| f.name.as_str())
+            ))),
+        }
+    }
+}
+
+/// The getter of every field descriptor.
+unsafe extern "C" fn get_field(
+    obj: *mut ffi::PyObject,
+    closure: *mut c_void,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls getters with the GIL held, `obj` a borrowed
+    // instance of the class (the descriptor checks its type and answers class
+    // access itself), and `closure` the pointer stored in the PyGetSetDef:
+    // a FieldRef leaked in `make_class`, never freed.
+    unsafe {
+        crate::c_entry::call("a tracepoint field getter", |py| {
+            let field = &*closure.cast::<FieldRef>();
+            field.get(&Borrowed::from_ptr(py, obj))
+        })
+    }
+}
+
+/// The classes made so far, one per format (formats are cached per
+/// tracepoint id for the life of the process, so this stays small).
+static CLASSES: Mutex<Vec<(Arc<Format>, Py<PyType>)>> = Mutex::new(Vec::new());
+
+/// The class of samples of `format`, made on first use.
+pub fn class_for(py: Python<'_>, format: &Arc<Format>) -> PyResult<Py<PyType>> {
+    let known = |classes: &Vec<(Arc<Format>, Py<PyType>)>| {
+        classes
+            .iter()
+            .find(|(f, _)| Arc::ptr_eq(f, format))
+            .map(|(_, c)| c.clone_ref(py))
+    };
+    if let Some(c) = known(&CLASSES.lock().unwrap_or_else(|p| p.into_inner())) {
+        return Ok(c);
+    }
+    // Made without holding the lock (making a type runs Python code); a
+    // class another thread made meanwhile wins, so there is one per format.
+    let made = make_class(py, format)?;
+    let mut classes = CLASSES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = known(&classes) {
+        return Ok(c);
+    }
+    classes.push((format.clone(), made.clone_ref(py)));
+    Ok(made)
+}
+
+/// `PyType_FromSpecWithBases("perf.sample_event", (tracepoint_sample_event,))`
+/// with one getset per field.
+fn make_class(py: Python<'_>, format: &Arc<Format>) -> PyResult<Py<PyType>> {
+    let common = format.common_fields.len();
+    // The event's own fields first: where a name repeats, the first
+    // definition is the one the class gets.
+    let order = (common..common + format.fields.len()).chain(0..common);
+    let mut getsets: Vec<ffi::PyGetSetDef> = Vec::new();
+    for index in order {
+        let field = FieldRef {
+            format: format.clone(),
+            index,
+        };
+        let Some(name) = field.field().map(|f| f.name.as_str()) else {
+            continue;
+        };
+        // Special names (`__x__`) would replace the class's own machinery;
+        // `__syscall_nr` and the like are ordinary fields.
+        if name.len() > 4 && name.starts_with("__") && name.ends_with("__") {
+            continue;
+        }
+        let Ok(name) = CString::new(name) else {
+            continue;
+        };
+        getsets.push(ffi::PyGetSetDef {
+            // Leaked, like the FieldRef: the class keeps pointers to both
+            // and lives as long as the process (see CLASSES).
+            name: name.into_raw(),
+            get: Some(get_field),
+            set: None,
+            doc: std::ptr::null(),
+            closure: Box::into_raw(Box::new(field)).cast(),
+        });
+    }
+    getsets.push(ffi::PyGetSetDef {
+        name: std::ptr::null(),
+        get: None,
+        set: None,
+        doc: std::ptr::null(),
+        closure: std::ptr::null_mut(),
+    });
+    let getsets: &'static mut [ffi::PyGetSetDef] = getsets.leak();
+    let mut slots = [
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_getset,
+            pfunc: getsets.as_mut_ptr().cast(),
+        },
+        ffi::PyType_Slot {
+            slot: 0,
+            pfunc: std::ptr::null_mut(),
+        },
+    ];
+    let mut spec = ffi::PyType_Spec {
+        // 'static: CPython 3.11 and older keep this pointer as tp_name.
+        name: c"perf.sample_event".as_ptr(),
+        basicsize: 0, // the base's layout: no new members
+        itemsize: 0,
+        flags: ffi::Py_TPFLAGS_DEFAULT as std::ffi::c_uint,
+        slots: slots.as_mut_ptr(),
+    };
+    let bases = PyTuple::new(py, [TracepointSampleEvent::type_object(py)])?;
+    // SAFETY: `spec` and `slots` are valid for the call (CPython copies
+    // what it keeps of them, except the name, which is 'static); the getset
+    // array and everything it points to are leaked, so they outlive the
+    // class. Returns a new reference or NULL with an exception set.
+    let class = unsafe {
+        Bound::from_owned_ptr_or_err(py, ffi::PyType_FromSpecWithBases(&mut spec, bases.as_ptr()))?
+    };
+    Ok(class.cast_into::<PyType>()?.unbind())
+}
