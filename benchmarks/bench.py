@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`make bench`: events decoded per second through the read_on_cpu loop,
 ours and the kernel's C module, on the same interpreter (/usr/bin/python3)
-and workload, alternated run by run; then our batch reader (read_all).
+and workload, alternated run by run; then our batch readers (read_all, an
+iterator of event objects, and read_columns, array columns).
 Prints medians and ratios. Numbers go to docs/performance.md by hand.
 
 Usage: python3 benchmarks/bench.py [RUNS]   (needs the staged build: make install)
@@ -45,24 +46,28 @@ def run(env, mode):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
-    rates = {"c": [], "ours": [], "batch": []}
+    rates = {"c": [], "ours": [], "batch": [], "columns": []}
     ratios = []
     modules = {}
     for _ in range(runs):
         c, modules["c"] = run(c_env(), "classic")
         o, modules["ours"] = run(ours_env(), "classic")
         b, _ = run(ours_env(), "batch")
+        k, _ = run(ours_env(), "columns")
         rates["c"].append(c)
         rates["ours"].append(o)
         rates["batch"].append(b)
-        ratios.append((o / c, b / o, b / c))
+        rates["columns"].append(k)
+        ratios.append((o / c, b / o, b / c, k / o, k / c))
     med = {k: statistics.median(v) for k, v in rates.items()}
     print(f"workload: syscalls:sys_enter_getppid samples, {runs} alternated runs, /usr/bin/python3")
     print(f"C module   ({modules['c']}): read_on_cpu loop {med['c'] / 1e6:.2f} M events/s (median)")
     print(f"ours       ({modules['ours']}): read_on_cpu loop {med['ours'] / 1e6:.2f} M events/s (median)")
     print(f"ours batch (evlist.read_all()): {med['batch'] / 1e6:.2f} M events/s (median)")
-    r = [statistics.median(x[i] for x in ratios) for i in range(3)]
-    print(f"ratio ours/C (read_on_cpu): {r[0]:.2f}x   batch/ours classic: {r[1]:.2f}x   batch/C classic: {r[2]:.2f}x")
+    print(f"ours columns (evlist.read_columns()): {med['columns'] / 1e6:.2f} M events/s (median)")
+    r = [statistics.median(x[i] for x in ratios) for i in range(5)]
+    print(f"ratio ours/C (read_on_cpu): {r[0]:.2f}x   read_all/ours classic: {r[1]:.2f}x   read_all/C: {r[2]:.2f}x")
+    print(f"ratio read_columns/ours classic: {r[3]:.2f}x   read_columns/C: {r[4]:.2f}x")
 
 
 if __name__ == "__main__":

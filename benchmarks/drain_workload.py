@@ -8,6 +8,8 @@ Usage: drain_workload.py N MODE, MODE one of
   attr       read_on_cpu loop reading ev.type and ev.sample_time
   batch      evlist.read_all() (ours only)
   batchattr  read_all() reading ev.type and ev.sample_time
+  columns    evlist.read_columns(("type", "sample_time")) (ours only)
+  columnsattr  the same, then max() over both columns
 """
 
 import os
@@ -33,6 +35,12 @@ for _ in range(N):
 
 def drain():
     n = 0
+    if MODE.startswith("columns"):
+        cols = evlist.read_columns(("type", "sample_time"))
+        if MODE == "columnsattr":
+            max(cols["type"], default=0)
+            max(cols["sample_time"], default=0)
+        return len(cols) + len(cols.others)
     if MODE.startswith("batch"):
         for ev in evlist.read_all():
             n += 1

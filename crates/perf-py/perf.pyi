@@ -14,6 +14,8 @@ the loader package, which the extension replaces in sys.modules.
 """
 
 import io
+from array import array
+from collections.abc import Iterable, KeysView
 from typing import Any, Final, Iterator, Literal, Self, SupportsIndex, TypedDict, final
 
 from typing_extensions import disjoint_base
@@ -46,7 +48,7 @@ __loaded_by__: _LoadedBy
 __all__ = [
     "evlist", "evsel", "mmap_event", "lost_event", "comm_event", "task_event",
     "throttle_event", "read_event", "sample_event", "tracepoint_sample_event",
-    "switch_event", "mmap2_event", "event_iterator", "thread_map", "cpu_map",
+    "switch_event", "mmap2_event", "event_iterator", "sample_columns", "thread_map", "cpu_map",
     "TYPE_HARDWARE", "TYPE_SOFTWARE", "TYPE_TRACEPOINT", "TYPE_HW_CACHE", "TYPE_RAW",
     "TYPE_BREAKPOINT", "COUNT_HW_CPU_CYCLES", "COUNT_HW_REF_CPU_CYCLES",
     "COUNT_HW_INSTRUCTIONS", "COUNT_HW_CACHE_REFERENCES", "COUNT_HW_CACHE_MISSES",
@@ -478,6 +480,22 @@ class event_iterator:
     def __iter__(self) -> event_iterator: ...
     def __next__(self) -> _Event: ...
 
+@final
+class sample_columns:
+    """What evlist.read_columns() returns: the samples' members as
+    array.array columns (cols["sample_time"]), the other records as event
+    objects (cols.others)."""
+    def __len__(self) -> int:
+        """Number of samples."""
+    def __getitem__(self, name: str, /) -> array[int]: ...
+    def __contains__(self, name: object, /) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def keys(self) -> KeysView[str]:
+        """The names of the columns read."""
+    @property
+    def others(self) -> list[_Event]:
+        """The records that were not samples, as event objects, in order."""
+
 # -- evlist ------------------------------------------------------------------
 
 @disjoint_base
@@ -501,6 +519,13 @@ class evlist:
         """reads an event from the ring of CPU number `cpu`, or None."""
     def read_all(self, max_events: int | None = None) -> event_iterator:
         """Every event now in every ring, at most max_events."""
+    def read_columns(self, columns: Iterable[str] | None = None,
+                     max_events: int | None = None) -> sample_columns:
+        """Drains every ring (at most max_events records) into columns: the
+        samples' members as array.array columns (all, or those named in
+        columns: type, sample_ip, sample_pid, sample_tid, sample_time,
+        sample_addr, sample_id, sample_stream_id, sample_cpu, sample_period,
+        evsel), the other records as event objects in .others."""
     def all_cpus(self) -> cpu_map:
         """CPU map union of all evsel CPU maps."""
     def config(self) -> None:

@@ -293,6 +293,8 @@ def instance_of(perf, name):
         return next(perf.pmus())
     if name == "event_iterator":
         return perf.evlist(None, None).read_all()
+    if name == "sample_columns":
+        return perf.evlist(None, None).read_columns()
     if name == "tracepoint_sample_event":
         return None
     if name == "evsel":  # opened, so that ids is not empty

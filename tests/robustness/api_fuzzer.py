@@ -412,6 +412,7 @@ NEWER = {
     "evlist.config": (lambda t: t.config, []),
     "evlist.all_cpus": (lambda t: t.all_cpus, []),
     "evlist.read_all": (lambda t: t.read_all, ["max_events"]),
+    "evlist.read_columns": (lambda t: t.read_columns, ["columns", "max_events"]),
 }
 for _name, (_get, _kw) in NEWER.items():
     _owner, _, _attr = _name.rpartition(".")
@@ -645,12 +646,17 @@ class Orders(RuleBasedStateMachine):
         ok, el = call("parse_events", perf.parse_events, text, perf.cpu_map(), threads)
         return el if ok else perf.evlist(perf.cpu_map(), perf.thread_map())
 
-    @rule(el=evlists, which=st.sampled_from(["config", "all_cpus", "read_all"]),
+    @rule(el=evlists, which=st.sampled_from(["config", "all_cpus", "read_all", "read_columns"]),
           n=st.one_of(st.none(), st.integers(-2, 50)))
     def newer(self, el, which, n):
         if not hasattr(el, which):
             return
-        if which == "read_all":
+        if which == "read_columns":
+            ok, cols = call("evlist.read_columns", el.read_columns, None, n)
+            if ok:
+                call("read_columns use", lambda: [repr(cols), len(cols), [list(cols[k]) for k in cols],
+                                                  [repr(e) for e in cols.others]])
+        elif which == "read_all":
             ok, it = call("evlist.read_all", el.read_all, n)
             if ok:
                 call("read_all iterate", lambda: [repr(x) for _, x in zip(range(100), it)])

@@ -3,6 +3,7 @@
 //! `struct perf_evlist` plus perf's `evlist__mmap`/`read_on_cpu` logic).
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -362,6 +363,41 @@ impl Evlist {
             self.stats.unmatched += 1;
         }
         Ok(out)
+    }
+
+    /// Reads ring `idx` record after record, handing each to `f` as
+    /// [`read_ring_with`](Self::read_ring_with) does, until the ring is
+    /// empty or `f` answers `Break` (the record it was given is consumed).
+    /// Records that match no evsel are consumed and counted in
+    /// `stats.unmatched`. The batch readers' loop: the ring and the parse
+    /// tables are looked up once per drain, not once per record.
+    pub fn drain_ring_with(
+        &mut self,
+        idx: usize,
+        mut f: impl FnMut(RecordRef<'_>) -> ControlFlow<()>,
+    ) -> Result<()> {
+        let Some(slot) = self.rings.get_mut(idx) else {
+            return Ok(());
+        };
+        let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
+        loop {
+            let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
+                let evsel_idx = event2evsel(bytes, infos, ids)?;
+                let info = infos.get(evsel_idx)?;
+                let format = formats.get(evsel_idx).and_then(Option::as_ref);
+                Some(f(RecordRef {
+                    evsel_idx,
+                    bytes,
+                    info,
+                    format,
+                }))
+            })?;
+            match out {
+                None | Some(Some(ControlFlow::Break(()))) => return Ok(()),
+                Some(None) => self.stats.unmatched += 1,
+                Some(Some(ControlFlow::Continue(()))) => {}
+            }
+        }
     }
 
     /// Number of rings (one per CPU, or per thread for the "any CPU" map).

@@ -392,19 +392,36 @@ pub fn build(
     evsel: Option<&Py<PyEvsel>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    // The hot path: a SAMPLE of a fixed layout, members read in place.
+    match decode(py, &rec, cache)? {
+        Decoded::Sample(members) => sample(py, &rec, &members, evsel, cache),
+        Decoded::Other(event) => Ok(event),
+    }
+}
+
+/// A record as the readers need it: a sample's members, or the event
+/// object of any other record.
+pub enum Decoded {
+    /// A SAMPLE.
+    Sample(SampleMembers),
+    /// Any other record, as its event object.
+    Other(Py<PyAny>),
+}
+
+/// Decodes one record: the members of a fixed-layout SAMPLE straight from
+/// the bytes (the hot path), anything else through the full parser.
+#[inline(always)]
+pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyResult<Decoded> {
     if let Some(members) = record::sample_members(rec.bytes, rec.info) {
-        return sample(py, &rec, &members, evsel, cache);
+        return Ok(Decoded::Sample(members));
     }
     let parsed = cache.record(rec.info);
     record::parse_into(rec.bytes, rec.info, parsed).map_err(|e| {
         crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
     })?;
     if let Body::Sample = parsed.body {
-        let members = SampleMembers::of(&parsed.sample);
-        return sample(py, &rec, &members, evsel, cache);
+        return Ok(Decoded::Sample(SampleMembers::of(&parsed.sample)));
     }
-    other_event(py, parsed, rec.bytes)
+    Ok(Decoded::Other(other_event(py, parsed, rec.bytes)?))
 }
 
 /// A `sample_event` (or tracepoint sample) for a parsed SAMPLE, reusing a

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `perf.evlist(cpus, threads)`: evsels, their ring buffers and poll fds.
 
+use std::ops::ControlFlow;
 use std::sync::{Mutex, MutexGuard};
 
 use perf_core::evlist::Evlist;
@@ -11,10 +12,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyList;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::columns::{self, SampleColumns};
 use crate::cpu_map::PyCpuMap;
 use crate::error::PerfResult;
 use crate::event_iter::EventIterator;
-use crate::events;
+use crate::events::{self, Decoded};
 use crate::evsel::{map_arg, PyEvsel};
 use crate::recycler::Recycler;
 use crate::sequence::{sequence_index, SeqIndex};
@@ -69,12 +71,19 @@ impl PyEvlist {
             evsels,
             cache,
         } = &mut *guard;
+        // The closure hands back a pointer-sized value and parks a Python
+        // error aside: the per-event path then moves no large Result around.
+        let mut failed = None;
         let out = core.read_on_cpu_with(cpu, |rec| {
             events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+                .map_err(|e| failed = Some(e))
+                .ok()
         });
+        if let Some(e) = failed {
+            return Err(e);
+        }
         match out {
-            Ok(Some(event)) => event.map(Some),
-            Ok(None) => Ok(None),
+            Ok(event) => Ok(event.flatten()),
             Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
             Err(e) => Err(crate::error::PerfError(e).into()),
         }
@@ -191,6 +200,60 @@ impl PyEvlist {
     #[pyo3(signature = (max_events=None))]
     fn read_all(slf: &Bound<'_, Self>, max_events: Option<usize>) -> EventIterator {
         EventIterator::new(slf.clone().unbind(), max_events)
+    }
+
+    /// Drains every ring (at most max_events records) into columns: the
+    /// samples' members as array.array columns (all, or those named in
+    /// columns), the other records as event objects in .others. A record
+    /// that cannot be decoded stops the drain and raises; what was read
+    /// before it is on the exception as .columns.
+    #[pyo3(signature = (columns=None, max_events=None))]
+    fn read_columns(
+        &self,
+        py: Python<'_>,
+        columns: Option<&Bound<'_, PyAny>>,
+        max_events: Option<usize>,
+    ) -> PyResult<SampleColumns> {
+        let mut builder = columns::Builder::new(columns::wanted(columns)?);
+        let mut others = Vec::new();
+        let mut failed = None;
+        let mut read = 0usize;
+        if max_events != Some(0) {
+            let mut guard = self.inner();
+            let Inner { core, cache, .. } = &mut *guard;
+            for ring in 0..core.ring_count() {
+                let drained = core.drain_ring_with(ring, |rec| {
+                    match events::decode(py, &rec, cache) {
+                        Ok(Decoded::Sample(m)) => builder.push(rec.evsel_idx, &m),
+                        Ok(Decoded::Other(event)) => others.push(event),
+                        Err(e) => {
+                            failed = Some(e);
+                            return ControlFlow::Break(());
+                        }
+                    }
+                    read += 1;
+                    if max_events.is_some_and(|m| read >= m) {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                });
+                if let Err(e) = drained {
+                    failed = Some(crate::error::PerfError(e).into());
+                }
+                if failed.is_some() || max_events.is_some_and(|m| read >= m) {
+                    break;
+                }
+            }
+        }
+        let result = builder.finish(py, others)?;
+        match failed {
+            None => Ok(result),
+            Some(e) => {
+                e.value(py).setattr("columns", Py::new(py, result)?)?;
+                Err(e)
+            }
+        }
     }
 
     /// CPU map union of all evsel CPU maps.

@@ -198,7 +198,7 @@ unsafe extern "C" fn read_on_cpu_fastcall(
         let nargs = usize::try_from(nargs).unwrap_or(0);
         // SAFETY: CPython passes nargs positional arguments followed by one
         // value per name in kwnames (a tuple, or NULL), all borrowed.
-        let arg = |i: usize| unsafe { Borrowed::from_ptr(py, *args.add(i)).to_owned() };
+        let arg = |i: usize| unsafe { Borrowed::from_ptr(py, *args.add(i)) };
         let mut parsed = Args::default();
         let kwnames = (!kwnames.is_null())
             // SAFETY: non-null kwnames is a tuple of str, borrowed.
@@ -211,11 +211,11 @@ unsafe extern "C" fn read_on_cpu_fastcall(
             return unsafe { call(py, slf, cpu) };
         }
         for i in 0..nargs {
-            parsed.positional(i, arg(i), nargs + nkw)?;
+            parsed.positional(i, arg(i).to_owned(), nargs + nkw)?;
         }
         if let Some(k) = &kwnames {
             for (j, name) in k.iter().enumerate() {
-                parsed.keyword(&name, arg(nargs + j))?;
+                parsed.keyword(&name, arg(nargs + j).to_owned())?;
             }
         }
         let cpu = parsed.parse()?;

@@ -16,6 +16,7 @@
 mod abi_policy;
 mod build_info;
 mod c_entry;
+mod columns;
 mod constants;
 mod counts;
 mod cpu_map;

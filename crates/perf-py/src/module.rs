@@ -23,6 +23,10 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "event_iterator",
         crate::event_iter::EventIterator::type_object(py),
     )?;
+    m.add(
+        "sample_columns",
+        crate::columns::SampleColumns::type_object(py),
+    )?;
     m.add("thread_map", PyThreadMap::type_object(py))?;
     m.add("cpu_map", PyCpuMap::type_object(py))?;
     crate::constants::add_to(m)?;

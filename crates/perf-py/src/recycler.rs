@@ -23,6 +23,8 @@ pub struct Recycler {
     record: Option<Record>,
     samples: Pool<SampleEvent>,
     tracepoints: Vec<TracepointPool>,
+    /// Index in `tracepoints` of the last format used (the usual next one).
+    last: usize,
 }
 
 /// The class of one tracepoint format's samples and its cached objects.
@@ -39,6 +41,7 @@ impl Recycler {
             record: None,
             samples: Pool::default(),
             tracepoints: Vec::new(),
+            last: 0,
         }
     }
 
@@ -54,26 +57,26 @@ impl Recycler {
     }
 
     /// The class and cached objects for samples of `format`.
+    #[inline(always)]
     pub fn tracepoint(
         &mut self,
         py: Python<'_>,
         format: &Arc<Format>,
     ) -> PyResult<(&Py<PyType>, &mut Pool<TracepointSampleEvent>)> {
-        let i = match self
-            .tracepoints
-            .iter()
-            .position(|t| Arc::ptr_eq(&t.format, format))
-        {
-            Some(i) => i,
-            None => {
-                self.tracepoints.push(TracepointPool {
-                    format: format.clone(),
-                    class: tracepoint_sample::class_for(py, format)?,
-                    pool: Pool::default(),
-                });
-                self.tracepoints.len() - 1
-            }
+        let same = |t: &TracepointPool| Arc::ptr_eq(&t.format, format);
+        let i = if self.tracepoints.get(self.last).is_some_and(same) {
+            self.last
+        } else if let Some(i) = self.tracepoints.iter().position(same) {
+            i
+        } else {
+            self.tracepoints.push(TracepointPool {
+                format: format.clone(),
+                class: tracepoint_sample::class_for(py, format)?,
+                pool: Pool::default(),
+            });
+            self.tracepoints.len() - 1
         };
+        self.last = i;
         let t = &mut self.tracepoints[i];
         Ok((&t.class, &mut t.pool))
     }

@@ -61,24 +61,32 @@ impl SampleMembers {
     }
 }
 
-/// Byte offsets of the members in a SAMPLE record, header included
-/// (0: not sampled; no member can sit at 0, where the header is).
+/// Where each member comes from: a slot of the word table
+/// [`sample_members`] fills (1..=10: the record's u64s after the header, in
+/// order; `DEFAULT_*`: perf's defaults for members not sampled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MembersLayout {
-    identifier: u16,
-    ip: u16,
-    tid: u16,
-    time: u16,
-    addr: u16,
-    id: u16,
-    stream_id: u16,
-    cpu: u16,
-    period: u16,
-    /// Offset of `raw.size`.
+    ip: u8,
+    tid: u8,
+    time: u8,
+    addr: u8,
+    id: u8,
+    stream_id: u8,
+    cpu: u8,
+    period: u8,
+    /// Number of u64 fields after the header (0..=10).
+    words: u8,
+    /// Byte offset of `raw.size` (0: no RAW).
     raw: u16,
     /// Bytes the record needs for the fixed fields (and `raw.size`).
     end: u16,
 }
+
+/// Slots of the word table holding the defaults.
+const DEFAULT_ZERO: u8 = 11;
+const DEFAULT_ONES: u8 = 12; // u64::MAX; also pid = tid = -1 and cpu = u32::MAX
+const DEFAULT_PERIOD: u8 = 13;
+const SLOTS: usize = 16;
 
 impl MembersLayout {
     /// The layout for `sample_type`, if it has only fixed-size fields and RAW.
@@ -86,28 +94,33 @@ impl MembersLayout {
         if sample_type & !(PERF_SAMPLE_MASK | PERF_SAMPLE_RAW) != 0 {
             return None;
         }
-        let mut at = HEADER_SIZE as u16;
-        let mut field = |bit: u64, size: u16| {
+        let mut words = 0u8;
+        let mut field = |bit: u64, default: u8| {
             if sample_type & bit == 0 {
-                return 0;
+                return default;
             }
-            let here = at;
-            at += size;
-            here
+            words += 1;
+            words
         };
-        // The kernel's order (see sample.rs).
-        let identifier = field(PERF_SAMPLE_IDENTIFIER, 8);
-        let ip = field(PERF_SAMPLE_IP, 8);
-        let tid = field(PERF_SAMPLE_TID, 8);
-        let time = field(PERF_SAMPLE_TIME, 8);
-        let addr = field(PERF_SAMPLE_ADDR, 8);
-        let id = field(PERF_SAMPLE_ID, 8);
-        let stream_id = field(PERF_SAMPLE_STREAM_ID, 8);
-        let cpu = field(PERF_SAMPLE_CPU, 8);
-        let period = field(PERF_SAMPLE_PERIOD, 8);
-        let raw = field(PERF_SAMPLE_RAW, 4);
+        // The kernel's order (see sample.rs). PERF_SAMPLE_ID, later in the
+        // record, wins over IDENTIFIER as in the full parser (the kernel
+        // writes the same value to both).
+        let identifier = field(PERF_SAMPLE_IDENTIFIER, DEFAULT_ONES);
+        let ip = field(PERF_SAMPLE_IP, DEFAULT_ZERO);
+        let tid = field(PERF_SAMPLE_TID, DEFAULT_ONES);
+        let time = field(PERF_SAMPLE_TIME, DEFAULT_ONES);
+        let addr = field(PERF_SAMPLE_ADDR, DEFAULT_ZERO);
+        let id = field(PERF_SAMPLE_ID, identifier);
+        let stream_id = field(PERF_SAMPLE_STREAM_ID, DEFAULT_ONES);
+        let cpu = field(PERF_SAMPLE_CPU, DEFAULT_ONES);
+        let period = field(PERF_SAMPLE_PERIOD, DEFAULT_PERIOD);
+        let fixed = HEADER_SIZE as u16 + 8 * u16::from(words);
+        let raw = if sample_type & PERF_SAMPLE_RAW != 0 {
+            fixed
+        } else {
+            0
+        };
         Some(MembersLayout {
-            identifier,
             ip,
             tid,
             time,
@@ -116,8 +129,9 @@ impl MembersLayout {
             stream_id,
             cpu,
             period,
+            words,
             raw,
-            end: at,
+            end: if raw != 0 { fixed + 4 } else { fixed },
         })
     }
 }
@@ -125,33 +139,32 @@ impl MembersLayout {
 /// The members of a SAMPLE `record` (header included) of an evsel whose
 /// `sample_type` the fast layout covers; None for other records, other
 /// layouts and records too short for the layout (use `parse_into` then).
-#[inline]
+// Inlined into the read loop: it runs once per event.
+#[inline(always)]
 pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> {
     let layout = info.members_layout()?;
     if ne_u32(record) != PERF_RECORD_SAMPLE || record.len() < usize::from(layout.end) {
         return None;
     }
-    let u64_at = |off: u16, default: u64| match off {
-        0 => default,
-        off => record.get(usize::from(off)..).map_or(default, ne_u64),
-    };
-    let u32_pair_at = |off: u16, default: u32| match off {
-        0 => (default, default),
-        off => {
-            let word = u64_at(off, 0).to_ne_bytes();
-            let (a, b) = word.split_at(4);
-            (ne_u32(a), ne_u32(b))
-        }
-    };
-    let (pid, tid) = u32_pair_at(layout.tid, u32::MAX);
-    // PERF_SAMPLE_ID, later in the record, wins over IDENTIFIER as in the
-    // full parser (the kernel writes the same value to both).
-    let id = u64_at(layout.id, u64_at(layout.identifier, u64::MAX));
-    let raw = match layout.raw {
+    // Every member is then one load from a table of 16 words, without
+    // branches: the record's fixed u64s in slots 1.., the defaults after.
+    let mut w = [0u64; SLOTS];
+    let body = record.get(HEADER_SIZE..).unwrap_or_default();
+    for (slot, word) in w[1..=10]
+        .iter_mut()
+        .zip(body.chunks_exact(8))
+        .take(usize::from(layout.words))
+    {
+        *slot = ne_u64(word);
+    }
+    w[usize::from(DEFAULT_ONES)] = u64::MAX;
+    w[usize::from(DEFAULT_PERIOD)] = info.sample_period();
+    let at = |slot: u8| w[usize::from(slot) % SLOTS];
+    let raw = match usize::from(layout.raw) {
         0 => None,
         off => {
-            let start = usize::from(off) + 4;
-            let size = record.get(usize::from(off)..).map_or(0, ne_u32) as usize;
+            let size = record.get(off..).map_or(0, ne_u32) as usize;
+            let start = off + 4;
             let end = start.checked_add(size)?;
             if end > record.len() {
                 return None;
@@ -159,16 +172,18 @@ pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> 
             Some(start..end)
         }
     };
+    let pid_tid = at(layout.tid).to_ne_bytes();
+    let (pid, tid) = pid_tid.split_at(4);
     Some(SampleMembers {
-        ip: u64_at(layout.ip, 0),
-        pid: pid as i32,
-        tid: tid as i32,
-        time: u64_at(layout.time, u64::MAX),
-        addr: u64_at(layout.addr, 0),
-        id,
-        stream_id: u64_at(layout.stream_id, u64::MAX),
-        cpu: u32_pair_at(layout.cpu, u32::MAX).0,
-        period: u64_at(layout.period, info.sample_period()),
+        ip: at(layout.ip),
+        pid: ne_u32(pid) as i32,
+        tid: ne_u32(tid) as i32,
+        time: at(layout.time),
+        addr: at(layout.addr),
+        id: at(layout.id),
+        stream_id: at(layout.stream_id),
+        cpu: ne_u32(&at(layout.cpu).to_ne_bytes()),
+        period: at(layout.period),
         raw,
     })
 }
