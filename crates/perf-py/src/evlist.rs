@@ -64,6 +64,7 @@ impl PyEvlist {
     /// `evlist.read_on_cpu(cpu)`: the next event of the ring of `cpu`, or
     /// None. The method itself (argument parsing, calling convention) is in
     /// fast_method.rs.
+    #[inline(always)]
     pub fn read_on_cpu(&self, py: Python<'_>, cpu: i32) -> PyResult<Option<Py<PyAny>>> {
         let mut guard = self.inner();
         let Inner {

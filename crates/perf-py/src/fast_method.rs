@@ -147,6 +147,7 @@ impl<'py> Args<'py> {
 
 /// The `i` format unit: a C int (any object with `__index__`), with its
 /// OverflowError texts.
+#[inline(always)]
 fn c_int_arg(obj: &Bound<'_, PyAny>) -> PyResult<i32> {
     // SAFETY: `obj` is a live object; PyLong_AsLong takes any object and
     // returns -1 with an exception set when it cannot convert it.
