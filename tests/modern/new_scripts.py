@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from sidebyside.harness import REPO
+from sidebyside.kernel_scripts import Unavailable, unpack_scripts
 
 SCRIPTS = ("tracepoint.py", "counting.py")
 # counting.py appeared in 6.16, the parse_events tracepoint.py in 6.15.
@@ -35,9 +36,6 @@ SUITES = (
 )
 
 
-class Unavailable(Exception):
-    """No reachable Debian package ships the scripts; the message says what
-    was checked."""
 
 
 def scripts_dir():
@@ -112,20 +110,7 @@ def _download(target, package, options, what):
         if p.returncode != 0 or not debs:
             raise Unavailable(f"apt-get download {package} ({what}) failed: {p.stderr.strip()[-500:]}")
         version = os.path.basename(debs[0]).split("_")[1]
-        tarball = f"./usr/src/{package}.tar.xz"
-        p = subprocess.run(f"dpkg-deb --fsys-tarfile {debs[0]} | tar -xf - {tarball}",
-                           shell=True, cwd=tmp, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"unpacking {debs[0]}: {p.stderr}")
-        os.unlink(debs[0])
-        wanted = [f"*/tools/perf/python/{s}" for s in SCRIPTS]
-        p = _run(["tar", "-xJf", tarball, "--wildcards", *wanted], tmp)
-        if p.returncode != 0:
-            raise Unavailable(f"{package} {version} lacks the scripts: {p.stderr.strip()[-300:]}")
-        target.mkdir(parents=True, exist_ok=True)
-        for s in SCRIPTS:
-            (found,) = glob.glob(os.path.join(tmp, "*", "tools", "perf", "python", s))
-            os.replace(found, target / s)
+        unpack_scripts(debs[0], package, SCRIPTS, target, tmp)
         (CACHE / "SOURCE").write_text(f"{package} {version} {what}\n")
 
 

@@ -46,16 +46,24 @@ def _fetch(target):
         if p.returncode != 0 or not debs:
             raise Unavailable(f"apt-get download {PACKAGE} failed: {p.stderr.strip()[-500:]}")
         version = os.path.basename(debs[0]).split("_")[1]
-        tarball = f"./usr/src/{PACKAGE}.tar.xz"
-        p = subprocess.run(f"dpkg-deb --fsys-tarfile {debs[0]} | tar -xf - {tarball}",
-                           shell=True, cwd=tmp, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"unpacking {debs[0]}: {p.stderr}")
-        p = _run(["tar", "-xJf", tarball, "--wildcards", "*/tools/perf/python/*.py"], tmp)
-        if p.returncode != 0:
-            raise RuntimeError(f"extracting the scripts: {p.stderr}")
-        found = glob.glob(os.path.join(tmp, "*", "tools", "perf", "python", "*.py"))
-        target.mkdir(parents=True, exist_ok=True)
-        for path in found:
-            os.replace(path, target / os.path.basename(path))
+        unpack_scripts(debs[0], PACKAGE, SCRIPTS, target, tmp)
         (CACHE / "VERSION").write_text(version + "\n")
+
+
+def unpack_scripts(deb, package, scripts, target, cwd):
+    """Extracts tools/perf/python/<scripts> of linux-source package `package`
+    from its .deb (deleted afterwards) into `target`, working in `cwd`.
+    Raises Unavailable if the sources lack one of them."""
+    tarball = f"./usr/src/{package}.tar.xz"
+    p = subprocess.run(f"dpkg-deb --fsys-tarfile {deb} | tar -xf - {tarball}",
+                       shell=True, cwd=cwd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"unpacking {deb}: {p.stderr}")
+    os.unlink(deb)
+    p = _run(["tar", "-xJf", tarball, "--wildcards", *(f"*/tools/perf/python/{s}" for s in scripts)], cwd)
+    if p.returncode != 0:
+        raise Unavailable(f"{package} lacks the scripts: {p.stderr.strip()[-300:]}")
+    target.mkdir(parents=True, exist_ok=True)
+    for s in scripts:
+        (found,) = glob.glob(os.path.join(cwd, "*", "tools", "perf", "python", s))
+        os.replace(found, target / s)
