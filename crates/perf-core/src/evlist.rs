@@ -365,12 +365,13 @@ impl Evlist {
         Ok(out)
     }
 
-    /// Reads ring `idx` record after record, handing each to `f` as
+    /// Reads the records now in ring `idx`, handing each to `f` as
     /// [`read_ring_with`](Self::read_ring_with) does, until the ring is
     /// empty or `f` answers `Break` (the record it was given is consumed).
     /// Records that match no evsel are consumed and counted in
-    /// `stats.unmatched`. The batch readers' loop: the ring and the parse
-    /// tables are looked up once per drain, not once per record.
+    /// `stats.unmatched`. The batch readers' loop: the ring, the parse
+    /// tables and `data_head` are looked up once per drain, and the space is
+    /// given back once (`Ring::drain_with`).
     pub fn drain_ring_with(
         &mut self,
         idx: usize,
@@ -380,24 +381,23 @@ impl Evlist {
             return Ok(());
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
-        loop {
-            let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
-                let evsel_idx = event2evsel(bytes, infos, ids)?;
-                let info = infos.get(evsel_idx)?;
-                let format = formats.get(evsel_idx).and_then(Option::as_ref);
-                Some(f(RecordRef {
-                    evsel_idx,
-                    bytes,
-                    info,
-                    format,
-                }))
-            })?;
-            match out {
-                None | Some(Some(ControlFlow::Break(()))) => return Ok(()),
-                Some(None) => self.stats.unmatched += 1,
-                Some(Some(ControlFlow::Continue(()))) => {}
-            }
-        }
+        let unmatched = &mut self.stats.unmatched;
+        slot.ring.drain_with(&mut self.scratch, |bytes| {
+            let Some(evsel_idx) = event2evsel(bytes, infos, ids) else {
+                *unmatched += 1;
+                return ControlFlow::Continue(());
+            };
+            let Some(info) = infos.get(evsel_idx) else {
+                *unmatched += 1;
+                return ControlFlow::Continue(());
+            };
+            f(RecordRef {
+                evsel_idx,
+                bytes,
+                info,
+                format: formats.get(evsel_idx).and_then(Option::as_ref),
+            })
+        })
     }
 
     /// Number of rings (one per CPU, or per thread for the "any CPU" map).

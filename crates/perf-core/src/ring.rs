@@ -16,6 +16,7 @@
 //! ever points into space the kernel may overwrite.
 #![allow(unsafe_code)]
 
+use std::ops::ControlFlow;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -161,14 +162,64 @@ impl Ring {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>> {
         let head = self.head();
-        let avail = head.wrapping_sub(self.prev);
-        if avail > self.data_size as u64 {
-            // The writer lapped us (perf: "failed to keep up with mmap data").
-            self.lapped += 1;
-            self.prev = head;
-            self.consume();
+        if self.lapped_by(head) {
             return Ok(None);
         }
+        let out = self.take(head, scratch, f)?;
+        if out.is_some() {
+            self.consume();
+        }
+        Ok(out)
+    }
+
+    /// Hands every whole record now in the ring to `f`, as
+    /// [`with_next_record`](Self::with_next_record) does one, until the ring
+    /// is empty or `f` answers `Break` (the record it was given is consumed);
+    /// `data_head` is read once and the space given back once, at the end.
+    pub fn drain_with(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        mut f: impl FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<()> {
+        let head = self.head();
+        if self.lapped_by(head) {
+            return Ok(());
+        }
+        let out = loop {
+            match self.take(head, scratch, &mut f) {
+                Ok(Some(ControlFlow::Continue(()))) => {}
+                Ok(_) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        self.consume();
+        out
+    }
+
+    /// True (and the read position moved to `head`) if the writer lapped us
+    /// (perf: "failed to keep up with mmap data").
+    #[inline(always)]
+    fn lapped_by(&mut self, head: u64) -> bool {
+        if head.wrapping_sub(self.prev) <= self.data_size as u64 {
+            return false;
+        }
+        self.lapped += 1;
+        self.prev = head;
+        self.consume();
+        true
+    }
+
+    /// The record at the read position, if a whole one lies before `head`:
+    /// handed to `f`, and the read position moved past it (the space is not
+    /// given back here). An impossible size moves the position to `head`.
+    #[inline(always)]
+    fn take<R>(
+        &mut self,
+        head: u64,
+        scratch: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>> {
+        let avail = head.wrapping_sub(self.prev);
         if avail < HEADER_SIZE as u64 {
             return Ok(None);
         }
@@ -189,8 +240,9 @@ impl Ring {
             // SAFETY: [data_offset + start, + size) lies inside the data area
             // (start + size ≤ data_size). The kernel does not write bytes
             // between data_tail and data_head (non-overwrite mode), and
-            // data_tail is only moved by `consume` below, after `f` returns
-            // and the slice is gone; head was loaded with Acquire.
+            // data_tail is only moved by `consume`, which the callers run
+            // after `f` has returned and the slice is gone; head was loaded
+            // with Acquire.
             let record = unsafe {
                 std::slice::from_raw_parts(
                     self.map.base().as_ptr().add(self.data_offset + start),
@@ -205,7 +257,6 @@ impl Ring {
             f(scratch)
         };
         self.prev = self.prev.wrapping_add(size as u64);
-        self.consume();
         Ok(Some(result))
     }
 

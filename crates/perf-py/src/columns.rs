@@ -14,7 +14,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
-use perf_core::record::SampleMembers;
+use perf_core::evlist::RecordRef;
+use perf_core::record::{self, MemberSource, ParseInfo, SampleMembers, PERF_RECORD_SAMPLE};
 
 /// The columns, with their `array` type codes.
 pub const COLUMNS: [(&str, &str); 11] = [
@@ -60,38 +61,36 @@ pub fn wanted(columns: Option<&Bound<'_, PyAny>>) -> PyResult<u16> {
     Ok(mask)
 }
 
-/// The columns being filled, typed as their arrays.
+/// The columns being filled (each value widened to u64; narrowed to the
+/// array's type at the end), with a plan per evsel of where the wanted
+/// members are in its records.
 pub struct Builder {
     mask: u16,
-    types: Vec<u32>,
-    ips: Vec<u64>,
-    pids: Vec<i32>,
-    tids: Vec<i32>,
-    times: Vec<u64>,
-    addrs: Vec<u64>,
-    ids: Vec<u64>,
-    stream_ids: Vec<u64>,
-    cpus: Vec<u32>,
-    periods: Vec<u64>,
-    evsels: Vec<u32>,
+    cols: [Vec<u64>; 11],
+    plans: Vec<Plan>,
     len: usize,
 }
 
-/// `array(code, values)`, the values written once into a bytes object.
-fn to_array<const N: usize, T: Copy>(
-    py: Python<'_>,
-    array: &Py<PyAny>,
-    code: &str,
-    values: &[T],
-    to_bytes: impl Fn(T) -> [u8; N],
-) -> PyResult<Py<PyAny>> {
-    let bytes = PyBytes::new_with(py, values.len() * N, |buf| {
-        for (chunk, v) in buf.chunks_exact_mut(N).zip(values) {
-            chunk.copy_from_slice(&to_bytes(*v));
-        }
-        Ok(())
-    })?;
-    array.call1(py, (code, bytes))
+/// How to read the wanted columns of one evsel's SAMPLEs.
+// One per evsel, read in place: the size of `Direct` costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy)]
+enum Plan {
+    /// Not looked at yet.
+    Unknown,
+    /// Not a fixed layout: decode each record.
+    Decode,
+    /// Read the columns straight from the record.
+    Direct(Direct),
+}
+
+#[derive(Clone, Copy)]
+struct Direct {
+    /// (column, where its value is), for the wanted columns.
+    at: [(u8, MemberSource); 11],
+    n: usize,
+    need: usize,
+    raw: Option<usize>,
 }
 
 impl Builder {
@@ -99,60 +98,107 @@ impl Builder {
     pub fn new(mask: u16) -> Self {
         Builder {
             mask,
-            types: Vec::new(),
-            ips: Vec::new(),
-            pids: Vec::new(),
-            tids: Vec::new(),
-            times: Vec::new(),
-            addrs: Vec::new(),
-            ids: Vec::new(),
-            stream_ids: Vec::new(),
-            cpus: Vec::new(),
-            periods: Vec::new(),
-            evsels: Vec::new(),
+            cols: Default::default(),
+            plans: Vec::new(),
             len: 0,
         }
     }
 
-    /// Appends one sample of evsel number `evsel`.
+    /// Makes the plan for the records of evsel number `evsel`.
+    #[cold]
+    fn make_plan(&mut self, evsel: usize, info: &ParseInfo) {
+        if self.plans.len() <= evsel {
+            self.plans.resize(evsel + 1, Plan::Unknown);
+        }
+        let plan = match record::member_sources(info) {
+            None => Plan::Decode,
+            Some(sources) => {
+                let evsel_id = u64::try_from(evsel).unwrap_or(u64::MAX);
+                let mut d = Direct {
+                    at: [(0, MemberSource::Const(0)); 11],
+                    n: 0,
+                    need: sources.need,
+                    raw: sources.raw,
+                };
+                for k in 0..COLUMNS.len() {
+                    if self.mask & (1 << k) == 0 {
+                        continue;
+                    }
+                    let source = match k {
+                        0 => MemberSource::Const(u64::from(PERF_RECORD_SAMPLE)),
+                        10 => MemberSource::Const(evsel_id),
+                        member => sources.at[member - 1],
+                    };
+                    d.at[d.n] = (k as u8, source);
+                    d.n += 1;
+                }
+                Plan::Direct(d)
+            }
+        };
+        if let Some(slot) = self.plans.get_mut(evsel) {
+            *slot = plan;
+        }
+    }
+
+    /// Appends the record if it is a SAMPLE whose wanted members can be read
+    /// in place; false if it needs decoding (then [`push`](Self::push) it).
     #[inline(always)]
+    pub fn push_direct(&mut self, rec: &RecordRef<'_>) -> bool {
+        let bytes = rec.bytes;
+        let is_sample = bytes
+            .first_chunk::<4>()
+            .is_some_and(|t| u32::from_ne_bytes(*t) == PERF_RECORD_SAMPLE);
+        if !is_sample {
+            return false;
+        }
+        if matches!(self.plans.get(rec.evsel_idx), None | Some(Plan::Unknown)) {
+            self.make_plan(rec.evsel_idx, rec.info);
+        }
+        let Some(Plan::Direct(d)) = self.plans.get(rec.evsel_idx) else {
+            return false;
+        };
+        if bytes.len() < d.need {
+            return false;
+        }
+        if let Some(raw) = d.raw {
+            let size = u32_at(bytes, raw) as usize;
+            if raw + 4 + size > bytes.len() {
+                return false; // the full parser names the error
+            }
+        }
+        for &(k, source) in d.at.iter().take(d.n) {
+            let v = match source {
+                MemberSource::U64(at) => u64_at(bytes, at),
+                MemberSource::U32(at) => u64::from(u32_at(bytes, at)),
+                MemberSource::Const(v) => v,
+            };
+            if let Some(col) = self.cols.get_mut(usize::from(k)) {
+                col.push(v);
+            }
+        }
+        self.len += 1;
+        true
+    }
+
+    /// Appends one decoded sample of evsel number `evsel`.
     pub fn push(&mut self, evsel: usize, m: &SampleMembers) {
-        let on = |k: usize| self.mask & (1 << k) != 0;
-        let (types, ips, pids, tids, times) = (on(0), on(1), on(2), on(3), on(4));
-        let (addrs, ids, stream_ids, cpus, periods, evsels) =
-            (on(5), on(6), on(7), on(8), on(9), on(10));
-        if types {
-            self.types.push(perf_core::record::PERF_RECORD_SAMPLE);
-        }
-        if ips {
-            self.ips.push(m.ip);
-        }
-        if pids {
-            self.pids.push(m.pid);
-        }
-        if tids {
-            self.tids.push(m.tid);
-        }
-        if times {
-            self.times.push(m.time);
-        }
-        if addrs {
-            self.addrs.push(m.addr);
-        }
-        if ids {
-            self.ids.push(m.id);
-        }
-        if stream_ids {
-            self.stream_ids.push(m.stream_id);
-        }
-        if cpus {
-            self.cpus.push(m.cpu);
-        }
-        if periods {
-            self.periods.push(m.period);
-        }
-        if evsels {
-            self.evsels.push(u32::try_from(evsel).unwrap_or(u32::MAX));
+        let values = [
+            u64::from(PERF_RECORD_SAMPLE),
+            m.ip,
+            u64::from(m.pid as u32),
+            u64::from(m.tid as u32),
+            m.time,
+            m.addr,
+            m.id,
+            m.stream_id,
+            u64::from(m.cpu),
+            m.period,
+            u64::try_from(evsel).unwrap_or(u64::MAX),
+        ];
+        for (k, (col, v)) in self.cols.iter_mut().zip(values).enumerate() {
+            if self.mask & (1 << k) != 0 {
+                col.push(v);
+            }
         }
         self.len += 1;
     }
@@ -164,42 +210,53 @@ impl Builder {
             Ok::<_, PyErr>(py.import("array")?.getattr("array")?.unbind())
         })?;
         let columns = PyDict::new(py);
-        let add = |k: usize, make: &dyn Fn(&str) -> PyResult<Py<PyAny>>| -> PyResult<()> {
-            if self.mask & (1 << k) != 0 {
-                let (name, code) = COLUMNS[k];
-                columns.set_item(name, make(code)?)?;
+        for (k, (col, (name, code))) in self.cols.iter().zip(COLUMNS).enumerate() {
+            if self.mask & (1 << k) == 0 {
+                continue;
             }
-            Ok(())
-        };
-        add(0, &|c| {
-            to_array(py, array, c, &self.types, u32::to_ne_bytes)
-        })?;
-        add(1, &|c| to_array(py, array, c, &self.ips, u64::to_ne_bytes))?;
-        add(2, &|c| to_array(py, array, c, &self.pids, i32::to_ne_bytes))?;
-        add(3, &|c| to_array(py, array, c, &self.tids, i32::to_ne_bytes))?;
-        add(4, &|c| {
-            to_array(py, array, c, &self.times, u64::to_ne_bytes)
-        })?;
-        add(5, &|c| {
-            to_array(py, array, c, &self.addrs, u64::to_ne_bytes)
-        })?;
-        add(6, &|c| to_array(py, array, c, &self.ids, u64::to_ne_bytes))?;
-        add(7, &|c| {
-            to_array(py, array, c, &self.stream_ids, u64::to_ne_bytes)
-        })?;
-        add(8, &|c| to_array(py, array, c, &self.cpus, u32::to_ne_bytes))?;
-        add(9, &|c| {
-            to_array(py, array, c, &self.periods, u64::to_ne_bytes)
-        })?;
-        add(10, &|c| {
-            to_array(py, array, c, &self.evsels, u32::to_ne_bytes)
-        })?;
+            // 'Q' columns keep the u64; 'I'/'i' ones the low 32 bits (the
+            // bits of the u32, or of the i32, that was read).
+            let bytes = if code == "Q" {
+                native_bytes(py, col, u64::to_ne_bytes)?
+            } else {
+                native_bytes(py, col, |v| (v as u32).to_ne_bytes())?
+            };
+            columns.set_item(name, array.call1(py, (code, bytes))?)?;
+        }
         Ok(SampleColumns {
             columns: columns.unbind(),
             others: PyList::new(py, others)?.unbind(),
             len: self.len,
         })
     }
+}
+
+/// The values of a column as a bytes object, each as `to_bytes` writes it.
+fn native_bytes<'py, const N: usize>(
+    py: Python<'py>,
+    col: &[u64],
+    to_bytes: impl Fn(u64) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, col.len() * N, |buf| {
+        for (chunk, v) in buf.chunks_exact_mut(N).zip(col) {
+            chunk.copy_from_slice(&to_bytes(*v));
+        }
+        Ok(())
+    })
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    bytes
+        .get(at..)
+        .and_then(|b| b.first_chunk::<8>())
+        .map_or(0, |b| u64::from_ne_bytes(*b))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..)
+        .and_then(|b| b.first_chunk::<4>())
+        .map_or(0, |b| u32::from_ne_bytes(*b))
 }
 
 /// What `evlist.read_columns()` returns: the samples' members as

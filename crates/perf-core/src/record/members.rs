@@ -187,3 +187,76 @@ pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> 
         raw,
     })
 }
+
+/// Where one member of a fixed-layout SAMPLE comes from (see [`member_sources`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberSource {
+    /// The u64 at this byte offset of the record.
+    U64(usize),
+    /// The u32 at this byte offset of the record.
+    U32(usize),
+    /// No field: perf's default, the same for every record.
+    Const(u64),
+}
+
+/// The members [`member_sources`] places, in its order.
+pub const MEMBERS: [&str; 9] = [
+    "ip",
+    "pid",
+    "tid",
+    "time",
+    "addr",
+    "id",
+    "stream_id",
+    "cpu",
+    "period",
+];
+
+/// Where the members are in the SAMPLEs of one evsel (see [`member_sources`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemberSources {
+    /// Each of [`MEMBERS`], in that order.
+    pub at: [MemberSource; 9],
+    /// Bytes a record needs for them (and for `raw.size`).
+    pub need: usize,
+    /// Offset of `raw.size`, with PERF_SAMPLE_RAW: the payload must fit in
+    /// the record, as the full parser checks.
+    pub raw: Option<usize>,
+}
+
+/// Where each of [`MEMBERS`] is in the SAMPLEs of an evsel whose
+/// `sample_type` has only fixed-size fields and RAW: the columnar reader
+/// reads just the members it wants this way. None for other layouts (use
+/// [`sample_members`]). Defaults are as [`SampleMembers`] has them (pid and
+/// tid -1 as u32).
+pub fn member_sources(info: &ParseInfo) -> Option<MemberSources> {
+    let l = info.members_layout()?;
+    let word = |slot: u8| match slot {
+        DEFAULT_ZERO => MemberSource::Const(0),
+        DEFAULT_ONES => MemberSource::Const(u64::MAX),
+        DEFAULT_PERIOD => MemberSource::Const(info.sample_period()),
+        k => MemberSource::U64(HEADER_SIZE + 8 * (usize::from(k) - 1)),
+    };
+    // pid, tid and cpu are the u32 halves of their words (native order:
+    // pid first, then tid; cpu, then the reserved u32).
+    let half = |slot: u8, second: bool| match word(slot) {
+        MemberSource::U64(at) => MemberSource::U32(at + if second { 4 } else { 0 }),
+        MemberSource::Const(_) => MemberSource::Const(u64::from(u32::MAX)),
+        other => other,
+    };
+    Some(MemberSources {
+        at: [
+            word(l.ip),
+            half(l.tid, false),
+            half(l.tid, true),
+            word(l.time),
+            word(l.addr),
+            word(l.id),
+            word(l.stream_id),
+            half(l.cpu, false),
+            word(l.period),
+        ],
+        need: usize::from(l.end),
+        raw: (l.raw != 0).then_some(usize::from(l.raw)),
+    })
+}

@@ -48,7 +48,9 @@ use std::ops::Range;
 
 pub use abi::*;
 pub use body::{Body, Mmap2File};
-pub use members::{sample_members, SampleMembers};
+pub use members::{
+    member_sources, sample_members, MemberSource, MemberSources, SampleMembers, MEMBERS,
+};
 pub use parse_info::ParseInfo;
 pub use read_format::{parse_read_format, ReadCounters, ReadValue, SampleRead};
 pub use sample::{BranchEntry, BranchStack, Regs, Sample, StackUser};

@@ -87,3 +87,50 @@ fn other_layouts_and_records_take_the_full_parser() {
     r[0..4].copy_from_slice(&PERF_RECORD_COMM.to_ne_bytes());
     assert_eq!(sample_members(&r, &info), None);
 }
+
+/// The value of a member as `member_sources` places it.
+fn read(bytes: &[u8], source: MemberSource) -> u64 {
+    match source {
+        MemberSource::U64(at) => u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap()),
+        MemberSource::U32(at) => {
+            u64::from(u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap()))
+        }
+        MemberSource::Const(v) => v,
+    }
+}
+
+#[test]
+fn member_sources_agree_with_sample_members() {
+    let mut rng = Rng::new(11);
+    for subset in 0..(1u32 << COVERED.len()) {
+        let t = sample_type_of(subset);
+        let info = info_with(t, 0, true);
+        let sources = member_sources(&info).expect("a covered layout");
+        assert_eq!(sources.raw.is_some(), t & PERF_SAMPLE_RAW != 0);
+        let fixed = 8 + 8 * (t & PERF_SAMPLE_MASK).count_ones() as usize;
+        let raw_at = (t & PERF_SAMPLE_RAW != 0).then_some(fixed);
+        for _ in 0..10 {
+            let len = 8 * (1 + rng.below((fixed as u64 + 40) / 8)) as usize;
+            let bytes = record(&mut rng, len, raw_at);
+            let Some(m) = sample_members(&bytes, &info) else {
+                continue;
+            };
+            assert!(bytes.len() >= sources.need);
+            let got: Vec<u64> = sources.at.iter().map(|s| read(&bytes, *s)).collect();
+            let want = [
+                m.ip,
+                u64::from(m.pid as u32),
+                u64::from(m.tid as u32),
+                m.time,
+                m.addr,
+                m.id,
+                m.stream_id,
+                u64::from(m.cpu),
+                m.period,
+            ];
+            assert_eq!(got, want, "sample_type {t:#x}");
+        }
+    }
+    let other = info_with(PERF_SAMPLE_TID | PERF_SAMPLE_READ, 0, true);
+    assert_eq!(member_sources(&other), None);
+}
