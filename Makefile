@@ -5,7 +5,7 @@ KERNEL_RELEASE ?= $(shell uname -r)
 DESTDIR ?= $(CURDIR)/build/stage
 PYTHON ?= python3
 
-.PHONY: all setup build install run test test-rust test-python lint clean
+.PHONY: all setup build install run test test-rust test-sweep test-python lint clean
 
 all: build
 
@@ -21,10 +21,16 @@ install: build
 run: setup
 	@scripts/run.sh
 
-test: setup lint test-rust test-python
+test: setup lint test-rust test-sweep test-python
 
 test-rust:
 	cargo test --workspace --quiet
+
+# Seconds of the robustness sweep (random records, model rings honest and
+# adversarial; `make fuzz` runs it for longer), so CI catches what it finds.
+test-sweep:
+	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
+		./target/release/sweep --systematic none --random 100000 --ring 4000
 
 test-python: build
 	@rm -rf build/test-root

@@ -108,19 +108,30 @@ impl Ring {
     }
 
     /// `header.size` of the record at data-area offset `start` (< data_size).
+    #[inline(always)]
     fn header_size(&self, start: usize) -> u16 {
         // header.size is bytes 6..8 of the record. The kernel keeps records
-        // 8-byte aligned (their sizes are multiples of 8), so those two bytes
-        // never wrap; the mask keeps the read inside the data area even if a
-        // bad header broke that.
-        let offset = self.data_offset + ((start + 6) & (self.data_size - 1) & !1);
-        // SAFETY: offset + 2 ≤ data_offset + data_size (offset is even and
-        // below data_offset + data_size, which is even), so the two bytes are
-        // inside the mapping, and 2-byte aligned (the mapping is page aligned,
-        // data_offset is a page multiple). They lie between data_tail and
-        // data_head, which the kernel does not write in non-overwrite mode;
-        // head was loaded with Acquire before this call.
-        unsafe { self.map.base().as_ptr().add(offset).cast::<u16>().read() }
+        // 8-byte aligned, so those two bytes never wrap, but a bad size can
+        // leave the read position anywhere: then they may.
+        let at = (start + 6) & (self.data_size - 1);
+        if at + 2 > self.data_size {
+            let mut size = [0u8; 2];
+            self.copy_out((start + 6) as u64, &mut size);
+            return u16::from_ne_bytes(size);
+        }
+        // SAFETY: at + 2 ≤ data_size, so [data_offset + at, + 2) is inside
+        // the data area of the mapping; read_unaligned needs no alignment.
+        // The bytes lie between data_tail and data_head, which the kernel
+        // does not write in non-overwrite mode; head was loaded with Acquire
+        // before this call.
+        unsafe {
+            self.map
+                .base()
+                .as_ptr()
+                .add(self.data_offset + at)
+                .cast::<u16>()
+                .read_unaligned()
+        }
     }
 
     /// Copies `out.len()` bytes starting at ring position `pos` (which may

@@ -12,6 +12,7 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
+use std::ops::ControlFlow;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 
@@ -194,7 +195,39 @@ pub fn honest(rng: &mut Rng, reused: &mut Record) -> RingTally {
             written += rec.len() as u64;
             pending.push_back((rec, e));
         }
-        // Read some.
+        // Read some: a drain (up to a budget, 0 = all), or record by record.
+        if rng.one_in(3) {
+            let budget = rng.below(8) as usize;
+            let mut got = Vec::new();
+            let drained = ring.drain_with(&mut scratch, |r| {
+                got.push(r.to_vec());
+                if budget != 0 && got.len() >= budget {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            if let Err(e) = drained {
+                panic!("honest ring: drain error {e}");
+            }
+            let stopped = budget != 0 && got.len() >= budget;
+            for out in got {
+                t.records += 1;
+                let Some((rec, e)) = pending.pop_front() else {
+                    panic!("the drain returned a record that was never written");
+                };
+                assert_eq!(out, rec, "the drain returned other bytes than were written");
+                check::valid(&out, &e, &layout, reused, &mut t.parse);
+            }
+            // Everything drained is given back at the end of the drain.
+            let unread: u64 = pending.iter().map(|(r, _)| r.len() as u64).sum();
+            assert_eq!(fake.tail().ok(), Some(fake.head.wrapping_sub(unread)));
+            assert!(
+                stopped || pending.is_empty(),
+                "a drain left complete records"
+            );
+            continue;
+        }
         for _ in 0..rng.below(8) {
             match ring.with_next_record(&mut scratch, |r| r.to_vec()) {
                 Ok(Some(out)) => {
@@ -267,6 +300,26 @@ pub fn adversarial(rng: &mut Rng, reused: &mut Record) -> RingTally {
             _ => garbage.len() as u64,
         };
         let _ = fake.set_head(head.wrapping_add(step));
+        if rng.one_in(3) {
+            let mut n = 0;
+            let drained = ring.drain_with(&mut scratch, |out| {
+                n += 1;
+                assert!(
+                    out.len() >= 8 && out.len() as u64 <= size,
+                    "{} bytes",
+                    out.len()
+                );
+                let h = record::header(out).ok().map(|h| usize::from(h.size));
+                assert_eq!(h, Some(out.len()));
+                check::any(out, &info, reused, &mut t.parse);
+                ControlFlow::Continue(())
+            });
+            t.records += n;
+            if drained.is_err() {
+                t.errors += 1;
+            }
+            continue;
+        }
         for _ in 0..rng.below(16) + 1 {
             match ring.with_next_record(&mut scratch, |r| r.to_vec()) {
                 Ok(Some(out)) => {
