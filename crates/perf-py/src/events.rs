@@ -351,7 +351,6 @@ fn lossy(bytes: &[u8]) -> String {
 fn fill_sample(
     py: Python<'_>,
     e: &mut SampleEvent,
-    t: u32,
     s: &SampleMembers,
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
@@ -365,7 +364,7 @@ fn fill_sample(
     e.sample_stream_id = s.stream_id;
     e.sample_period = s.period;
     e.sample_cpu = s.cpu;
-    e.r#type = t;
+    e.r#type = record::PERF_RECORD_SAMPLE;
     match &s.raw {
         Some(r) => {
             let raw = e.raw.get_or_insert_with(Vec::new);
@@ -434,29 +433,29 @@ fn sample(
     evsel: Option<&Py<PyEvsel>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    let (t, bytes) = (record::PERF_RECORD_SAMPLE, rec.bytes);
+    let bytes = rec.bytes;
     let Some(format) = rec.format else {
         let pool = cache.samples();
         if let Some(e) = pool.reusable(py) {
-            fill_sample(py, &mut e.borrow_mut(py), t, s, bytes, evsel);
+            fill_sample(py, &mut e.borrow_mut(py), s, bytes, evsel);
             return Ok(e.into_any());
         }
         let mut base = SampleEvent::new_sample();
-        fill_sample(py, &mut base, t, s, bytes, evsel);
+        fill_sample(py, &mut base, s, bytes, evsel);
         let e = Py::new(py, base)?;
         pool.remember(py, &e);
         return Ok(e.into_any());
     };
     let (class, pool) = cache.tracepoint(py, format)?;
     if let Some(e) = pool.reusable(py) {
-        fill_sample(py, e.borrow_mut(py).as_super(), t, s, bytes, evsel);
+        fill_sample(py, e.borrow_mut(py).as_super(), s, bytes, evsel);
         return Ok(e.into_any());
     }
     let e = class
         .bind(py)
         .call0()?
         .cast_into::<TracepointSampleEvent>()?;
-    fill_sample(py, e.borrow_mut().as_super(), t, s, bytes, evsel);
+    fill_sample(py, e.borrow_mut().as_super(), s, bytes, evsel);
     let e = e.unbind();
     pool.remember(py, &e);
     Ok(e.into_any())

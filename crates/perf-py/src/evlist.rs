@@ -224,20 +224,14 @@ impl PyEvlist {
             let Inner { core, cache, .. } = &mut *guard;
             for ring in 0..core.ring_count() {
                 let drained = core.drain_ring_with(ring, |rec| {
-                    if builder.push_direct(&rec) {
-                        read += 1;
-                        return if max_events.is_some_and(|m| read >= m) {
-                            ControlFlow::Break(())
-                        } else {
-                            ControlFlow::Continue(())
-                        };
-                    }
-                    match events::decode(py, &rec, cache) {
-                        Ok(Decoded::Sample(m)) => builder.push(rec.evsel_idx, &m),
-                        Ok(Decoded::Other(event)) => others.push(event),
-                        Err(e) => {
-                            failed = Some(e);
-                            return ControlFlow::Break(());
+                    if !builder.push_direct(&rec) {
+                        match events::decode(py, &rec, cache) {
+                            Ok(Decoded::Sample(m)) => builder.push(rec.evsel_idx, &m),
+                            Ok(Decoded::Other(event)) => others.push(event),
+                            Err(e) => {
+                                failed = Some(e);
+                                return ControlFlow::Break(());
+                            }
                         }
                     }
                     read += 1;

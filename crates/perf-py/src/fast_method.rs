@@ -200,7 +200,6 @@ unsafe extern "C" fn read_on_cpu_fastcall(
         // SAFETY: CPython passes nargs positional arguments followed by one
         // value per name in kwnames (a tuple, or NULL), all borrowed.
         let arg = |i: usize| unsafe { Borrowed::from_ptr(py, *args.add(i)) };
-        let mut parsed = Args::default();
         let kwnames = (!kwnames.is_null())
             // SAFETY: non-null kwnames is a tuple of str, borrowed.
             .then(|| unsafe { Borrowed::from_ptr(py, kwnames).cast_unchecked::<PyTuple>() });
@@ -211,6 +210,7 @@ unsafe extern "C" fn read_on_cpu_fastcall(
             // SAFETY: method descriptors check self's type before calling.
             return unsafe { call(py, slf, cpu) };
         }
+        let mut parsed = Args::default();
         for i in 0..nargs {
             parsed.positional(i, arg(i).to_owned(), nargs + nkw)?;
         }
