@@ -431,6 +431,7 @@ impl Evlist {
 }
 
 /// perf's `evlist__event2evsel`: which evsel a record belongs to.
+#[inline]
 fn event2evsel(record: &[u8], infos: &[ParseInfo], ids: &HashMap<u64, usize>) -> Option<usize> {
     let first = infos.first()?;
     if infos.len() == 1 {

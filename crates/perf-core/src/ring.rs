@@ -247,26 +247,28 @@ impl Ring {
         if avail < size as u64 {
             return Ok(None);
         }
-        let result = if start + size <= self.data_size {
+        // One call of `f` for both cases, so that it can be inlined into
+        // the caller's loop.
+        let record: &[u8] = if start + size <= self.data_size {
             // SAFETY: [data_offset + start, + size) lies inside the data area
             // (start + size ≤ data_size). The kernel does not write bytes
             // between data_tail and data_head (non-overwrite mode), and
             // data_tail is only moved by `consume`, which the callers run
             // after `f` has returned and the slice is gone; head was loaded
             // with Acquire.
-            let record = unsafe {
+            unsafe {
                 std::slice::from_raw_parts(
                     self.map.base().as_ptr().add(self.data_offset + start),
                     size,
                 )
-            };
-            f(record)
+            }
         } else {
             scratch.clear();
             scratch.resize(size, 0);
             self.copy_out(self.prev, scratch);
-            f(scratch)
+            scratch
         };
+        let result = f(record);
         self.prev = self.prev.wrapping_add(size as u64);
         Ok(Some(result))
     }

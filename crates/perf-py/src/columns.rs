@@ -65,8 +65,10 @@ pub fn wanted(columns: Option<&Bound<'_, PyAny>>) -> PyResult<u16> {
 /// array's type at the end), with a plan per evsel of where the wanted
 /// members are in its records.
 pub struct Builder {
-    mask: u16,
-    cols: [Vec<u64>; 11],
+    /// The wanted columns, in [`COLUMNS`] order: `cols[i]` is column
+    /// `names[i]`, and every plan lists its sources in the same order.
+    cols: Vec<Vec<u64>>,
+    names: Vec<usize>,
     plans: Vec<Plan>,
     len: usize,
 }
@@ -86,9 +88,9 @@ enum Plan {
 
 #[derive(Clone, Copy)]
 struct Direct {
-    /// (column, where its value is), for the wanted columns.
-    at: [(u8, MemberSource); 11],
-    n: usize,
+    /// Where the value of each wanted column is (the first
+    /// `Builder::cols.len()` entries).
+    at: [MemberSource; 11],
     need: usize,
     raw: Option<usize>,
 }
@@ -96,9 +98,12 @@ struct Direct {
 impl Builder {
     /// Empty columns for the `mask` of [`wanted`].
     pub fn new(mask: u16) -> Self {
+        let names: Vec<usize> = (0..COLUMNS.len())
+            .filter(|k| mask & (1 << k) != 0)
+            .collect();
         Builder {
-            mask,
-            cols: Default::default(),
+            cols: vec![Vec::new(); names.len()],
+            names,
             plans: Vec::new(),
             len: 0,
         }
@@ -115,22 +120,20 @@ impl Builder {
             Some(sources) => {
                 let evsel_id = u64::try_from(evsel).unwrap_or(u64::MAX);
                 let mut d = Direct {
-                    at: [(0, MemberSource::Const(0)); 11],
-                    n: 0,
+                    at: [MemberSource::Const(0); 11],
                     need: sources.need,
                     raw: sources.raw,
                 };
-                for k in 0..COLUMNS.len() {
-                    if self.mask & (1 << k) == 0 {
-                        continue;
-                    }
-                    let source = match k {
+                for (slot, &k) in d.at.iter_mut().zip(&self.names) {
+                    *slot = match k {
                         0 => MemberSource::Const(u64::from(PERF_RECORD_SAMPLE)),
                         10 => MemberSource::Const(evsel_id),
-                        member => sources.at[member - 1],
+                        member => sources
+                            .at
+                            .get(member - 1)
+                            .copied()
+                            .unwrap_or(MemberSource::Const(0)),
                     };
-                    d.at[d.n] = (k as u8, source);
-                    d.n += 1;
                 }
                 Plan::Direct(d)
             }
@@ -166,15 +169,12 @@ impl Builder {
                 return false; // the full parser names the error
             }
         }
-        for &(k, source) in d.at.iter().take(d.n) {
-            let v = match source {
+        for (col, source) in self.cols.iter_mut().zip(&d.at) {
+            col.push(match *source {
                 MemberSource::U64(at) => u64_at(bytes, at),
                 MemberSource::U32(at) => u64::from(u32_at(bytes, at)),
                 MemberSource::Const(v) => v,
-            };
-            if let Some(col) = self.cols.get_mut(usize::from(k)) {
-                col.push(v);
-            }
+            });
         }
         self.len += 1;
         true
@@ -195,10 +195,8 @@ impl Builder {
             m.period,
             u64::try_from(evsel).unwrap_or(u64::MAX),
         ];
-        for (k, (col, v)) in self.cols.iter_mut().zip(values).enumerate() {
-            if self.mask & (1 << k) != 0 {
-                col.push(v);
-            }
+        for (col, &k) in self.cols.iter_mut().zip(&self.names) {
+            col.push(values.get(k).copied().unwrap_or(0));
         }
         self.len += 1;
     }
@@ -210,10 +208,10 @@ impl Builder {
             Ok::<_, PyErr>(py.import("array")?.getattr("array")?.unbind())
         })?;
         let columns = PyDict::new(py);
-        for (k, (col, (name, code))) in self.cols.iter().zip(COLUMNS).enumerate() {
-            if self.mask & (1 << k) == 0 {
+        for (col, &k) in self.cols.iter().zip(&self.names) {
+            let Some(&(name, code)) = COLUMNS.get(k) else {
                 continue;
-            }
+            };
             // 'Q' columns keep the u64; 'I'/'i' ones the low 32 bits (the
             // bits of the u32, or of the i32, that was read).
             let bytes = if code == "Q" {
