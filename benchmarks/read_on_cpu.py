@@ -60,6 +60,8 @@ def main():
     cpu_list = list(cpus)
     sample, lost_type = perf.RECORD_SAMPLE, perf.RECORD_LOST
 
+    # One function per mode and work, written out: a per-event test of which
+    # work to do would be timed with the loop.
     def classic_time():
         events = lost = last = 0
         for cpu in cpu_list:
