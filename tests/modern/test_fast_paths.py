@@ -224,3 +224,42 @@ def test_read_columns(ours):
     assert got["bad"][3][0] == "TypeError"
     assert got["bad"][4][0] == "OverflowError"
     assert got["empty"] == 0
+
+
+COLUMN_BUFFERS = GETPPID + """
+tracked = getppid_evlist()
+def round_(columns):
+    for _ in range(N):
+        os.getppid()
+    return tracked.read_columns(columns)
+a = round_(["sample_time", "sample_cpu", "sample_pid"])
+kept = {k: list(a[k]) for k in a}
+# The next calls reuse the evlist's column buffers, in another number,
+# order and width: what a call returned stays as it was.
+b = round_(["sample_pid", "sample_time"])
+c = round_(None)
+d = round_(())
+result({
+    "a_unchanged": all(list(a[k]) == v for k, v in kept.items()),
+    "lens": [len(a), len(b), len(c), len(d)],
+    "b": {k: [b[k].typecode, len(b[k])] for k in b},
+    "pids": sorted(set(a["sample_pid"]) | set(b["sample_pid"]) | set(c["sample_pid"])),
+    "pid": os.getpid(),
+    "in_order": max(a["sample_time"]) < min(b["sample_time"]) and max(b["sample_time"]) < min(c["sample_time"]),
+    "cpus_ok": set(a["sample_cpu"]) | set(c["sample_cpu"]) <= set(cpus),
+    "d_keys": list(d),
+})
+"""
+
+
+def test_read_columns_reuses_its_buffers_safely(ours):
+    """The column buffers an evlist keeps between read_columns() calls are
+    emptied and refilled: each call's arrays hold that call's samples only,
+    in their own type, and arrays returned earlier do not change."""
+    got = ours.run(COLUMN_BUFFERS).check()
+    assert got["a_unchanged"]
+    assert got["lens"] == [300, 300, 300, 300]
+    assert got["b"] == {"sample_pid": ["i", 300], "sample_time": ["Q", 300]}
+    assert got["pids"] == [got["pid"]]
+    assert got["in_order"] and got["cpus_ok"]
+    assert got["d_keys"] == []

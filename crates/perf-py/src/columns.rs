@@ -11,11 +11,13 @@
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
 use perf_core::evlist::RecordRef;
 use perf_core::record::{self, MemberSource, ParseInfo, SampleMembers, PERF_RECORD_SAMPLE};
+
+use crate::memory_view;
 
 /// The columns, with their `array` type codes.
 pub const COLUMNS: [(&str, &str); 11] = [
@@ -66,8 +68,10 @@ pub fn wanted(columns: Option<&Bound<'_, PyAny>>) -> PyResult<u16> {
 /// members are in its records.
 pub struct Builder {
     /// The wanted columns, in [`COLUMNS`] order: `cols[i]` is column
-    /// `names[i]`, and every plan lists its sources in the same order.
-    cols: Vec<Vec<u64>>,
+    /// `names[i]`, its values in the array's machine format (8 bytes for
+    /// `Q`, 4 for `I` and `i`), and every plan lists its sources in the
+    /// same order.
+    cols: Vec<Column>,
     names: Vec<usize>,
     plans: Vec<Plan>,
     len: usize,
@@ -96,13 +100,21 @@ struct Direct {
 }
 
 impl Builder {
-    /// Empty columns for the `mask` of [`wanted`].
-    pub fn new(mask: u16) -> Self {
+    /// Empty columns for the `mask` of [`wanted`], in `buffers` (empty
+    /// buffers kept from an earlier call; more are made as needed).
+    pub fn new(mask: u16, mut buffers: Vec<Vec<u8>>) -> Self {
         let names: Vec<usize> = (0..COLUMNS.len())
             .filter(|k| mask & (1 << k) != 0)
             .collect();
+        let cols = names
+            .iter()
+            .map(|&k| Column {
+                bytes: buffers.pop().unwrap_or_default(),
+                wide: COLUMNS.get(k).is_some_and(|(_, code)| *code == "Q"),
+            })
+            .collect();
         Builder {
-            cols: vec![Vec::new(); names.len()],
+            cols,
             names,
             plans: Vec::new(),
             len: 0,
@@ -201,25 +213,32 @@ impl Builder {
         self.len += 1;
     }
 
-    /// The result object, with the non-sample records read meanwhile.
-    pub fn finish(self, py: Python<'_>, others: Vec<Py<PyAny>>) -> PyResult<SampleColumns> {
+    /// The result object, with the non-sample records read meanwhile, and
+    /// the buffers, for the next call.
+    pub fn finish(
+        self,
+        py: Python<'_>,
+        others: Vec<Py<PyAny>>,
+    ) -> (PyResult<SampleColumns>, Vec<Vec<u8>>) {
+        let mut this = self;
+        let result = this.arrays(py, others);
+        (result, this.cols.into_iter().map(|c| c.bytes).collect())
+    }
+
+    fn arrays(&mut self, py: Python<'_>, others: Vec<Py<PyAny>>) -> PyResult<SampleColumns> {
         static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let array = ARRAY.get_or_try_init(py, || {
             Ok::<_, PyErr>(py.import("array")?.getattr("array")?.unbind())
         })?;
         let columns = PyDict::new(py);
-        for (col, &k) in self.cols.iter().zip(&self.names) {
+        for (col, &k) in self.cols.iter_mut().zip(&self.names) {
             let Some(&(name, code)) = COLUMNS.get(k) else {
                 continue;
             };
-            // 'Q' columns keep the u64; 'I'/'i' ones the low 32 bits (the
-            // bits of the u32, or of the i32, that was read).
-            let bytes = if code == "Q" {
-                native_bytes(py, col, u64::to_ne_bytes)?
-            } else {
-                native_bytes(py, col, |v| (v as u32).to_ne_bytes())?
-            };
-            columns.set_item(name, array.call1(py, (code, bytes))?)?;
+            // One copy, straight into the array's own buffer.
+            let column = array.bind(py).call1((code,))?;
+            memory_view::lend(&column, "frombytes", &mut col.bytes)?;
+            columns.set_item(name, column)?;
         }
         Ok(SampleColumns {
             columns: columns.unbind(),
@@ -229,18 +248,23 @@ impl Builder {
     }
 }
 
-/// The values of a column as a bytes object, each as `to_bytes` writes it.
-fn native_bytes<'py, const N: usize>(
-    py: Python<'py>,
-    col: &[u64],
-    to_bytes: impl Fn(u64) -> [u8; N],
-) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, col.len() * N, |buf| {
-        for (chunk, v) in buf.chunks_exact_mut(N).zip(col) {
-            chunk.copy_from_slice(&to_bytes(*v));
+/// One column's values, as the array stores them.
+struct Column {
+    bytes: Vec<u8>,
+    /// 8-byte values (`Q`); else the low 4 bytes (the bits of the u32, or of
+    /// the i32, that was read).
+    wide: bool,
+}
+
+impl Column {
+    #[inline(always)]
+    fn push(&mut self, v: u64) {
+        if self.wide {
+            self.bytes.extend_from_slice(&v.to_ne_bytes());
+        } else {
+            self.bytes.extend_from_slice(&(v as u32).to_ne_bytes());
         }
-        Ok(())
-    })
+    }
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {

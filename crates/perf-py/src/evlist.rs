@@ -215,7 +215,8 @@ impl PyEvlist {
         columns: Option<&Bound<'_, PyAny>>,
         max_events: Option<usize>,
     ) -> PyResult<SampleColumns> {
-        let mut builder = columns::Builder::new(columns::wanted(columns)?);
+        let mask = columns::wanted(columns)?;
+        let mut builder = columns::Builder::new(mask, self.inner().cache.take_columns());
         let mut others = Vec::new();
         let mut failed = None;
         let mut read = 0usize;
@@ -249,7 +250,9 @@ impl PyEvlist {
                 }
             }
         }
-        let result = builder.finish(py, others)?;
+        let (result, buffers) = builder.finish(py, others);
+        self.inner().cache.keep_columns(buffers);
+        let result = result?;
         match failed {
             None => Ok(result),
             Some(e) => {

@@ -18,6 +18,10 @@ use pyo3::{PyClass, PyTraverseError, PyVisit};
 use crate::events::SampleEvent;
 use crate::tracepoint_sample::{self, TracepointSampleEvent};
 
+/// The largest column buffer kept between `read_columns()` calls (a ring of
+/// 8 MiB holds at most ~175 000 samples of 48 bytes: 1.4 MiB a column).
+pub const KEPT_COLUMN_BYTES: usize = 8 << 20;
+
 /// See the module documentation.
 pub struct Recycler {
     record: Option<Record>,
@@ -25,6 +29,8 @@ pub struct Recycler {
     tracepoints: Vec<TracepointPool>,
     /// Index in `tracepoints` of the last format used (the usual next one).
     last: usize,
+    /// `read_columns()`'s column buffers, kept from one call to the next.
+    columns: Vec<Vec<u8>>,
 }
 
 /// The class of one tracepoint format's samples and its cached objects.
@@ -42,7 +48,23 @@ impl Recycler {
             samples: Pool::default(),
             tracepoints: Vec::new(),
             last: 0,
+            columns: Vec::new(),
         }
+    }
+
+    /// The column buffers kept from the last `read_columns()` (empty).
+    pub fn take_columns(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.columns)
+    }
+
+    /// Keeps `columns` for the next `read_columns()`, emptied; a buffer
+    /// larger than [`KEPT_COLUMN_BYTES`] is freed instead.
+    pub fn keep_columns(&mut self, mut columns: Vec<Vec<u8>>) {
+        columns.retain(|c| c.capacity() <= KEPT_COLUMN_BYTES);
+        for c in &mut columns {
+            c.clear();
+        }
+        self.columns = columns;
     }
 
     /// The parse buffer (made for `info` on first use; `parse_into`

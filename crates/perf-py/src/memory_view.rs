@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! A read-only `memoryview` of Rust bytes, lent to a Python method that
+//! copies them (`array.frombytes`), so that `read_columns()` fills each
+//! column's array with one copy and no `bytes` object in between
+//! (docs/performance.md).
+#![allow(unsafe_code)]
+
+use std::ffi::c_char;
+
+use pyo3::prelude::*;
+use pyo3::{ffi, intern};
+
+/// `PyBUF_READ` of CPython's `pybuffer.h` (the same value since 3.3);
+/// pyo3-ffi exports it only when building for 3.11 or later.
+const PYBUF_READ: std::ffi::c_int = 0x100;
+
+/// Calls `target.method(view)` with a read-only memoryview of `bytes`, and
+/// releases the view before returning. `method` must copy what it needs
+/// (`array.frombytes` does). Should the view not release (a method that
+/// kept an export of it), `bytes` is leaked rather than left to be freed or
+/// reused under the view.
+pub fn lend(target: &Bound<'_, PyAny>, method: &str, bytes: &mut Vec<u8>) -> PyResult<()> {
+    let py = target.py();
+    let len = isize::try_from(bytes.len())?;
+    // SAFETY: the view points at `len` initialised bytes of `bytes`, which
+    // this function borrows mutably, so nothing else changes or frees them
+    // while the view is out. PyBUF_READ makes the view read-only. The view is
+    // released below, before the borrow ends; a released memoryview raises
+    // ValueError on every access, so Python code that kept the object cannot
+    // reach the memory afterwards. A null return becomes the raised error.
+    let view = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyMemoryView_FromMemory(bytes.as_mut_ptr().cast::<c_char>(), len, PYBUF_READ),
+        )?
+    };
+    let called = target.call_method1(method, (&view,));
+    if let Err(e) = view.call_method0(intern!(py, "release")) {
+        std::mem::forget(std::mem::take(bytes));
+        return Err(e);
+    }
+    called.map(drop)
+}
