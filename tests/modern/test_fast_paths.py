@@ -263,3 +263,44 @@ def test_read_columns_reuses_its_buffers_safely(ours):
     assert got["pids"] == [got["pid"]]
     assert got["in_order"] and got["cpus_ok"]
     assert got["d_keys"] == []
+
+
+DECODED_COLUMNS = GETPPID + """
+# A callchain makes the layout variable: read_columns() decodes each record
+# instead of reading planned offsets.
+ev = perf.evsel(type=perf.TYPE_TRACEPOINT, config=perf.tracepoint("syscalls", "sys_enter_getppid"),
+                freq=0, sample_period=1, wakeup_events=1,
+                sample_type=perf.SAMPLE_TID | perf.SAMPLE_TIME | perf.SAMPLE_CPU | perf.SAMPLE_PERIOD
+                | perf.SAMPLE_CALLCHAIN | perf.SAMPLE_RAW)
+ev.open(cpus=cpus, threads=threads)
+chained = perf.evlist(cpus, threads)
+chained.add(ev)
+chained.mmap(pages=64)
+for _ in range(N):
+    os.getppid()
+cols = chained.read_columns(["sample_period", "type", "sample_tid", "evsel", "sample_time", "sample_pid"])
+for _ in range(N):
+    os.getppid()
+classic = [e for c in cpus for e in iter(lambda: chained.read_on_cpu(c), None)]
+members = ["sample_pid", "sample_tid", "sample_period", "type"]
+result({
+    "len": len(cols), "classic": len(classic), "keys": list(cols),
+    "constant": {k: sorted(set(cols[k])) for k in members + ["evsel"]},
+    "classic_constant": {k: sorted({getattr(e, k) for e in classic}) for k in members},
+    "before": max(cols["sample_time"]) < min(e.sample_time for e in classic),
+    "pid": os.getpid(),
+})
+"""
+
+
+def test_read_columns_decodes_variable_layouts(ours):
+    """Samples whose layout is not fixed (a callchain) go through the full
+    decoder into the same columns, with the values read_on_cpu gives."""
+    got = ours.run(DECODED_COLUMNS).check()
+    assert got["len"] == got["classic"] == 300
+    assert got["keys"] == ["type", "sample_pid", "sample_tid", "sample_time", "sample_period", "evsel"]
+    assert got["constant"]["sample_pid"] == got["constant"]["sample_tid"] == [got["pid"]]
+    assert got["constant"]["evsel"] == [0] and got["constant"]["type"] == [9]
+    for k, values in got["classic_constant"].items():
+        assert got["constant"][k] == values, k
+    assert got["before"]

@@ -194,21 +194,13 @@ impl Builder {
 
     /// Appends one decoded sample of evsel number `evsel`.
     pub fn push(&mut self, evsel: usize, m: &SampleMembers) {
-        let values = [
-            u64::from(PERF_RECORD_SAMPLE),
-            m.ip,
-            u64::from(m.pid as u32),
-            u64::from(m.tid as u32),
-            m.time,
-            m.addr,
-            m.id,
-            m.stream_id,
-            u64::from(m.cpu),
-            m.period,
-            u64::try_from(evsel).unwrap_or(u64::MAX),
-        ];
+        let words = m.words();
         for (col, &k) in self.cols.iter_mut().zip(&self.names) {
-            col.push(values.get(k).copied().unwrap_or(0));
+            col.push(match k {
+                0 => u64::from(PERF_RECORD_SAMPLE),
+                10 => u64::try_from(evsel).unwrap_or(u64::MAX),
+                member => words.get(member - 1).copied().unwrap_or(0),
+            });
         }
         self.len += 1;
     }

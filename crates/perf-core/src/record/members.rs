@@ -59,6 +59,22 @@ impl SampleMembers {
             raw: s.raw.clone(),
         }
     }
+
+    /// Each of [`MEMBERS`], in that order, as the u64 a [`MemberSource`]
+    /// reads (pid and tid as the bits of their u32).
+    pub fn words(&self) -> [u64; 9] {
+        [
+            self.ip,
+            u64::from(self.pid as u32),
+            u64::from(self.tid as u32),
+            self.time,
+            self.addr,
+            self.id,
+            self.stream_id,
+            u64::from(self.cpu),
+            self.period,
+        ]
+    }
 }
 
 /// Where each member comes from: a slot of the word table

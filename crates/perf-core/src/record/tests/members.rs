@@ -117,18 +117,7 @@ fn member_sources_agree_with_sample_members() {
             };
             assert!(bytes.len() >= sources.need);
             let got: Vec<u64> = sources.at.iter().map(|s| read(&bytes, *s)).collect();
-            let want = [
-                m.ip,
-                u64::from(m.pid as u32),
-                u64::from(m.tid as u32),
-                m.time,
-                m.addr,
-                m.id,
-                m.stream_id,
-                u64::from(m.cpu),
-                m.period,
-            ];
-            assert_eq!(got, want, "sample_type {t:#x}");
+            assert_eq!(got, m.words(), "sample_type {t:#x}");
         }
     }
     let other = info_with(PERF_SAMPLE_TID | PERF_SAMPLE_READ, 0, true);
