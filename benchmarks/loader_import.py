@@ -14,16 +14,22 @@ their ratio. The whole-process wall time (start-up included) is printed too.
 With --installed it times the installed packages instead (python3-perf and
 python3-perf-<abi> from `make deb`): the loader in /usr/lib/python3/dist-packages
 and the build in /usr/lib/linux-tools/<release>/lib, against a copy of that
-build alone on sys.path.
+build alone in a directory searched just before dist-packages (so both
+imports search the same directories first).
+
+As root the loader checks that root owns every directory on the way to the
+build (docs/loader.md); --user times an unprivileged user, who skips that.
 
 Usage: benchmarks/loader_import.py [--python /usr/bin/python3] [--runs 300]
                                    [--so build/releases/R/perf.abi3.so | --installed]
+                                   [--user nobody]
 """
 
 import argparse
 import importlib
 import importlib.util
 import os
+import pwd
 import shutil
 import statistics
 import subprocess
@@ -33,7 +39,13 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-PROBE = ("import time; c = time.thread_time_ns(); t = time.perf_counter_ns(); import perf; "
+# $PERF_BENCH_PATH_BEFORE: a directory to put on sys.path just before the
+# installed dist-packages, so that the direct import searches the same
+# directories the installed loader is found after (--installed).
+PROBE = ("import os, sys, time\n"
+         "d = os.environ.get('PERF_BENCH_PATH_BEFORE')\n"
+         "if d: sys.path.insert(sys.path.index('/usr/lib/python3/dist-packages'), d)\n"
+         "c = time.thread_time_ns(); t = time.perf_counter_ns(); import perf; "
          "t = time.perf_counter_ns() - t; c = time.thread_time_ns() - c; "
          "assert perf.__file__.endswith('.so'), perf.__file__; print(t, c)")
 
@@ -75,10 +87,10 @@ def stage(so, release, tmp):
     return loader, dict(base, PYTHONPATH=direct)
 
 
-def run_once(python, env):
+def run_once(python, env, prefix=()):
     """(import wall time in µs, import CPU time in µs, process wall time in ms)."""
     t = time.perf_counter()
-    p = subprocess.run([python, "-c", PROBE], env=env, capture_output=True, text=True)
+    p = subprocess.run([*prefix, python, "-c", PROBE], env=env, capture_output=True, text=True)
     wall = (time.perf_counter() - t) * 1e3
     if p.returncode != 0:
         sys.exit(f"probe failed:\n{p.stderr}")
@@ -94,7 +106,13 @@ def main():
     parser.add_argument("--so", help="the build to time (default build/releases/<release>/perf.abi3.so)")
     parser.add_argument("--installed", action="store_true",
                         help="time the installed loader and build for the running release")
+    parser.add_argument("--user", help="run the timed interpreters as this user (run as root: "
+                        "the loader's ownership check applies to root only)")
     args = parser.parse_args()
+    prefix = ()
+    if args.user:
+        pw = pwd.getpwnam(args.user)
+        prefix = ("setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups")
     if args.installed:
         so = f"/usr/lib/linux-tools/{args.release}/lib/perf.abi3.so"
         if not os.path.isfile(so) or not os.path.isdir("/usr/lib/python3/dist-packages/perf"):
@@ -109,17 +127,18 @@ def main():
             os.makedirs(direct)
             shutil.copy(so, os.path.join(direct, "perf.abi3.so"))
             base = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PERF_PYTHON_"))}
-            envs = {"loader": base, "direct": dict(base, PYTHONPATH=direct)}
+            envs = {"loader": base, "direct": dict(base, PERF_BENCH_PATH_BEFORE=direct)}
         else:
             envs = dict(zip(("loader", "direct"), stage(so, args.release, tmp)))
         for env in envs.values():  # warm the page cache and write the .pyc files
             run_once(args.python, env)
+        os.chmod(tmp, 0o755)  # for --user
         samples = {mode: [] for mode in envs}
         for _ in range(args.runs):
             for mode, env in envs.items():
-                samples[mode].append(run_once(args.python, env))
+                samples[mode].append(run_once(args.python, env, prefix))
     med = {m: [statistics.median(s[i] for s in v) for i in range(3)] for m, v in samples.items()}
-    uid = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
+    uid = args.user or ("root" if os.geteuid() == 0 else f"uid {os.geteuid()}")
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
                              capture_output=True, text=True).stdout.strip()
     where = "installed packages" if args.installed else "staged root"

@@ -18,6 +18,13 @@ import os
 import stat
 import sys
 
+try:
+    # What importlib.util re-exports, without importing it (and contextlib).
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import spec_from_file_location
+except ImportError:  # pragma: no cover - not CPython
+    from importlib.util import module_from_spec, spec_from_file_location
+
 # The package's __init__ (the fast path and core), registered under this
 # name by itself so that it stays reachable once the extension has replaced
 # the package in sys.modules.
@@ -39,7 +46,7 @@ ROOT_REFUSAL = "refused while running as root: "
 def env(name):
     """An override from the environment, unless the interpreter ignores it
     (-E, -I) or runs set-uid/set-gid."""
-    return _core.environ().get(name) or None
+    return _core.ENVIRON.get(name) or None
 
 
 def running_release():
@@ -58,11 +65,10 @@ def usable_name(name):
 
 
 def unsafe_reason(path: str) -> "str | None":
-    """Why root must not load `path` (see _core.unsafe_component), or None."""
-    found = _core.unsafe_component(path)
-    if found is None:
+    """Why root must not load `path` (see _core.ownership), or None."""
+    node, st = _core.ownership(path)
+    if node is None:
         return None
-    node, st = found
     if isinstance(st, OSError):
         return f"cannot check {node}: {st.strerror}"
     if st.st_uid != 0:
@@ -305,8 +311,8 @@ def _sibling(name):
     module = sys.modules.get(full)
     if module is None:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-        spec = _core.spec_from_file_location(full, path)
-        module = _core.module_from_spec(spec)
+        spec = spec_from_file_location(full, path)
+        module = module_from_spec(spec)
         sys.modules[full] = module
         try:
             spec.loader.exec_module(module)
