@@ -41,10 +41,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # $PERF_BENCH_PATH_BEFORE: a directory to put on sys.path just before the
 # installed dist-packages, so that the direct import searches the same
-# directories the installed loader is found after (--installed).
+# directories the installed loader is found after (--installed). Then every
+# directory on sys.path gets its finder, and the finder its listing, before
+# the clock starts (site does that for the start-up sys.path when it looks for
+# sitecustomize; a directory added later would pay it inside the timing).
 PROBE = ("import os, sys, time\n"
          "d = os.environ.get('PERF_BENCH_PATH_BEFORE')\n"
          "if d: sys.path.insert(sys.path.index('/usr/lib/python3/dist-packages'), d)\n"
+         "from importlib.machinery import PathFinder\n"
+         "assert PathFinder.find_spec('perf_bench_no_such_module') is None\n"
          "c = time.thread_time_ns(); t = time.perf_counter_ns(); import perf; "
          "t = time.perf_counter_ns() - t; c = time.thread_time_ns() - c; "
          "assert perf.__file__.endswith('.so'), perf.__file__; print(t, c)")
