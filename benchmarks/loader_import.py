@@ -137,7 +137,8 @@ def main():
             envs = dict(zip(("loader", "direct"), stage(so, args.release, tmp)))
         for env in envs.values():  # warm the page cache and write the .pyc files
             run_once(args.python, env)
-        os.chmod(tmp, 0o755)  # for --user
+        if prefix:
+            os.chmod(tmp, 0o755)  # TemporaryDirectory makes it 0700
         samples = {mode: [] for mode in envs}
         for _ in range(args.runs):
             for mode, env in envs.items():

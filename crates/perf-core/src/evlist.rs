@@ -383,11 +383,8 @@ impl Evlist {
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
         let unmatched = &mut self.stats.unmatched;
         slot.ring.drain_with(&mut self.scratch, |bytes| {
-            let Some(evsel_idx) = event2evsel(bytes, infos, ids) else {
-                *unmatched += 1;
-                return ControlFlow::Continue(());
-            };
-            let Some(info) = infos.get(evsel_idx) else {
+            let found = event2evsel(bytes, infos, ids).and_then(|i| Some((i, infos.get(i)?)));
+            let Some((evsel_idx, info)) = found else {
                 *unmatched += 1;
                 return ControlFlow::Continue(());
             };

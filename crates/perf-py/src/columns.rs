@@ -208,13 +208,12 @@ impl Builder {
     /// The result object, with the non-sample records read meanwhile, and
     /// the buffers, for the next call.
     pub fn finish(
-        self,
+        mut self,
         py: Python<'_>,
         others: Vec<Py<PyAny>>,
     ) -> (PyResult<SampleColumns>, Vec<Vec<u8>>) {
-        let mut this = self;
-        let result = this.arrays(py, others);
-        (result, this.cols.into_iter().map(|c| c.bytes).collect())
+        let result = self.arrays(py, others);
+        (result, self.cols.into_iter().map(|c| c.bytes).collect())
     }
 
     fn arrays(&mut self, py: Python<'_>, others: Vec<Py<PyAny>>) -> PyResult<SampleColumns> {
