@@ -5,7 +5,7 @@ KERNEL_RELEASE ?= $(shell uname -r)
 DESTDIR ?= $(CURDIR)/build/stage
 PYTHON ?= python3
 
-.PHONY: all setup build install run test test-rust test-sweep test-python lint clean
+.PHONY: all setup build install run test test-rust test-sweep test-python lint clean tables
 
 all: build
 
@@ -44,6 +44,12 @@ lint:
 
 clean:
 	rm -rf build target
+
+# Rewrites perf-core's syscall and errno tables (crates/perf-core/data) from
+# the syscalls crate (crates/perf-core/gen, outside the workspace: it needs
+# rustc >= 1.87). Bump the crate there, run this, review the diff.
+tables:
+	cd crates/perf-core/gen && cargo run --release --quiet -- ../data
 
 # --- loader, per-ABI builds and Debian packages (docs/loader.md, docs/packaging.md)
 .PHONY: build-all deb test-loader test-packaging
