@@ -29,6 +29,7 @@ pub mod error;
 pub mod evlist;
 pub mod evsel;
 pub mod parse_events;
+pub mod perf_config;
 pub mod record;
 pub mod ring;
 pub mod sys;
