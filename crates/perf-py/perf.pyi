@@ -70,7 +70,8 @@ __all__ = [
     "RECORD_SAMPLE", "RECORD_MMAP2", "RECORD_AUX", "RECORD_ITRACE_START",
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
-    "parse_events", "pmus", "counts_values", "pmu", "__version__", "__build__",
+    "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
+    "counts_values", "pmu", "__version__", "__build__",
 ]
 
 # -- functions ---------------------------------------------------------------
@@ -93,6 +94,23 @@ def pmus() -> Iterator[pmu]:
 
 def set_abi_policy(mode: Literal["default", "strict", "lenient"]) -> None:
     """What open() does when the kernel lacks an attr feature."""
+
+def syscall_name(id: int, elf_machine: int | None = None) -> str | None:
+    """The name of system call `id` on machine `elf_machine` (an ELF
+    e_machine: 62 x86_64, 3 i386, 183 aarch64, 40 arm, 243 riscv64,
+    21 powerpc64, 22 s390x; None, <= 0 or > 65535: this host), or None."""
+
+def syscall_id(name: str, elf_machine: int | None = None) -> int:
+    """The number of system call `name` on machine `elf_machine`;
+    ValueError("Failed to find syscall <name>") if it has none."""
+
+def arch_strerrno(err: int, elf_machine: int | None = None) -> str | None:
+    """The name of errno `err` (or -err) on machine `elf_machine`, e.g.
+    "ENOENT", or None."""
+
+def config_get(name: str, /) -> str | None:
+    """The value of "section.key" in perf's config files ($PERF_CONFIG, or
+    /etc/perfconfig then ~/.perfconfig), or None."""
 
 # -- maps --------------------------------------------------------------------
 

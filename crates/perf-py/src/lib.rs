@@ -28,6 +28,7 @@ mod evsel;
 mod evsel_args;
 mod evsel_name;
 mod fast_method;
+mod functions;
 mod memory_view;
 mod module;
 mod parse_events;

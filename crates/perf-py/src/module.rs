@@ -34,6 +34,10 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::abi_policy::set_abi_policy, m)?)?;
     m.add_function(wrap_pyfunction!(crate::parse_events::parse_events, m)?)?;
     m.add_function(wrap_pyfunction!(crate::pmu::pmus, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::functions::syscall_name, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::functions::syscall_id, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::functions::arch_strerrno, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::functions::config_get, m)?)?;
     m.add(
         "counts_values",
         crate::counts::PyCountsValues::type_object(py),
