@@ -413,6 +413,10 @@ NEWER = {
     "evlist.all_cpus": (lambda t: t.all_cpus, []),
     "evlist.read_all": (lambda t: t.read_all, ["max_events"]),
     "evlist.read_columns": (lambda t: t.read_columns, ["columns", "max_events"]),
+    "syscall_name": (lambda _: perf.syscall_name, ["id", "elf_machine"]),
+    "syscall_id": (lambda _: perf.syscall_id, ["name", "elf_machine"]),
+    "arch_strerrno": (lambda _: perf.arch_strerrno, ["err", "elf_machine"]),
+    "config_get": (lambda _: perf.config_get, ["name"]),
 }
 for _name, (_get, _kw) in NEWER.items():
     _owner, _, _attr = _name.rpartition(".")
