@@ -44,8 +44,8 @@ pub struct Section {
 }
 
 impl Section {
-    /// Reads a section at `at` of `b`.
-    pub(crate) fn read(b: &[u8], at: usize, order: Endian) -> Section {
+    /// Reads a `perf_file_section` at `at` of `b`, in byte order `order`.
+    pub fn read(b: &[u8], at: usize, order: Endian) -> Section {
         Section {
             offset: order.u64_at(b, at).unwrap_or(0),
             size: order.u64_at(b, at + 8).unwrap_or(0),

@@ -168,9 +168,9 @@ pub fn stat_config(rec: &[u8]) -> Option<Vec<(u64, u64)>> {
 pub struct Stat {
     /// The evsel's sample id.
     pub id: u64,
-    /// The CPU index in the evsel's cpu map.
+    /// The CPU (`u32::MAX`, i.e. -1, for a counter on any CPU).
     pub cpu: u32,
-    /// The thread index in its thread map.
+    /// The thread's index in the THREAD_MAP.
     pub thread: u32,
     /// The count.
     pub val: u64,

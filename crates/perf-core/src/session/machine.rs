@@ -129,11 +129,12 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// perf's `machine__find_thread`: the thread with id `tid` (`pid`
-    /// when `tid` is negative, as `find_thread(pid)` asks for the main
-    /// thread).
+    /// perf's `machine__find_thread`: the thread with id `tid` (threads
+    /// are found by tid; `pid` is not used). For a process's main thread,
+    /// pass its pid as `tid`.
     pub fn find_thread(&self, pid: i32, tid: i32) -> Option<&Thread> {
-        self.threads.get(&if tid < 0 { pid } else { tid })
+        let _ = pid;
+        self.threads.get(&tid)
     }
 
     /// Every thread, in no particular order.

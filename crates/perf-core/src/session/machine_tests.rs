@@ -75,7 +75,7 @@ fn comm_changes_over_time() {
     // The first comm replaces the :tid placeholder.
     assert_eq!((t.comm(), t.comms().len(), t.comm_set()), ("bash", 1, true));
     comm(&mut m, 100, 100, "python3", 20, true);
-    let t = m.find_thread(100, -1).unwrap();
+    let t = m.find_thread(-1, 100).unwrap();
     assert_eq!(t.comm(), "python3");
     assert_eq!(
         (t.comm_at(15), t.comm_at(20), t.comm_at(5)),
