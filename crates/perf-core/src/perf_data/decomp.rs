@@ -99,7 +99,11 @@ impl Decompressor {
                         DataErrorKind::DecompressionBound { bound: self.bound }.at(path, offset)
                     );
                 }
-                self.buf.resize(grown, 0);
+                if self.buf.is_empty() {
+                    self.buf = vec![0; grown];
+                } else {
+                    self.buf.resize(grown, 0);
+                }
             }
             let room = self.buf.len();
             let mut out = OutBuffer::around_pos(self.buf.as_mut_slice(), self.tail);

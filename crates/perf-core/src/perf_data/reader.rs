@@ -80,8 +80,17 @@ impl ByteReader {
 
     #[cold]
     fn refill(&mut self, n: usize) -> Result<()> {
-        if self.buf.len() < WINDOW.max(n) {
-            self.buf.resize(WINDOW.max(n), 0);
+        // No bigger than the data left (small files stay small), at least
+        // one record.
+        let left = self.end.map_or(usize::MAX, |e| {
+            usize::try_from(e.saturating_sub(self.pos)).unwrap_or(usize::MAX)
+        });
+        let want = WINDOW.min(left).max(n);
+        if self.buf.is_empty() {
+            // Zeroed by the kernel, page by page as it is used.
+            self.buf = vec![0; want];
+        } else if self.buf.len() < want {
+            self.buf.resize(want, 0);
         }
         if self.head + n > self.buf.len() || self.head > self.buf.len() / 2 {
             self.buf.copy_within(self.head..self.tail, 0);

@@ -6,6 +6,7 @@
 
 pub mod oracle;
 pub mod swap_copy;
+pub mod synth;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
