@@ -368,10 +368,15 @@ impl RecordReader {
     /// The next whole record of the decompressed data, as its header and
     /// the size of the payload after it; `None` when there is none or only
     /// part of one (carried over to the next compressed record).
+    #[inline]
     fn decomp_record(&self) -> Result<Option<(Header, usize)>> {
-        let Some(d) = &self.decomp else {
-            return Ok(None);
-        };
+        match &self.decomp {
+            Some(d) if !d.pending().is_empty() => self.decomp_front_record(d),
+            _ => Ok(None),
+        }
+    }
+
+    fn decomp_front_record(&self, d: &Decompressor) -> Result<Option<(Header, usize)>> {
         let pending = d.pending();
         let Some(header) = read_header(pending, self.endian) else {
             return Ok(None);

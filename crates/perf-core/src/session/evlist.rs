@@ -89,8 +89,8 @@ impl Evsel {
     }
 }
 
-/// A hasher for sample ids (already well spread; SipHash costs more than
-/// the rest of finding an evsel).
+/// A hasher for sample ids and tids (a multiplication: SipHash cost more
+/// than the rest of finding an evsel or a thread).
 #[derive(Default)]
 pub(crate) struct IdHasher(u64);
 
@@ -105,6 +105,9 @@ impl Hasher for IdHasher {
     }
     fn write_u64(&mut self, v: u64) {
         self.0 = v.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(u64::from(v as u32));
     }
 }
 

@@ -18,8 +18,10 @@
 //!   `maps__fixup_overlappings` does.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use super::evlist::IdHasher;
 use super::maps::{Map, MapFile, Maps};
 use crate::perf_data::abi::*;
 use crate::perf_data::BuildId;
@@ -119,7 +121,9 @@ impl Thread {
 /// The machine: threads, their maps, the kernel's maps, build ids.
 #[derive(Debug, Clone, Default)]
 pub struct Machine {
-    threads: HashMap<i32, Thread>,
+    // Looked up for every sample a handler resolves: SipHash was 7 % of a
+    // drain of a 1 M-sample file (perf record), this hasher ~1 %.
+    threads: HashMap<i32, Thread, BuildHasherDefault<IdHasher>>,
     maps: Vec<Maps>,
     kernel_maps: Maps,
     build_ids: Vec<BuildId>,
