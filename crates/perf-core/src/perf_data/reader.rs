@@ -351,7 +351,7 @@ impl RecordReader {
                         skip,
                         decomp: 0,
                     };
-                    self.handed += size as u64 + skip;
+                    self.handed = self.handed.saturating_add(size as u64).saturating_add(skip);
                     let start = self.bytes.head;
                     let bytes = self.bytes.buf.get(start..start + size).unwrap_or_default();
                     return Ok(Some(RawRecord {

@@ -6,12 +6,11 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use super::evlist::{Evlist, IdHasher};
 use super::ordered_events::{Flush, OrderedEvents, Queue, Queued};
 use super::{
-    Event, Handler, MachineRef, ProcessError, Session, SessionOptions, Stats, CHECK_INTERVAL,
+    Event, Handler, MachineRef, ProcessError, Session, SessionOptions, Stats, CHECK_EVERY,
 };
 use crate::attr::Attr;
 use crate::endian::Endian;
@@ -53,7 +52,6 @@ struct Work {
     /// Last value per id of `PERF_SAMPLE_READ` counters.
     read_values: BuildIdHashMap<u64>,
     ticks: u32,
-    last_check: Instant,
 }
 
 /// A handler that calls nothing: the pipe-mode prologue is read before
@@ -109,7 +107,6 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
             scratch: Vec::new(),
             read_values: BuildIdHashMap::default(),
             ticks: 0,
-            last_check: Instant::now(),
         },
     };
     let mut s = Session {
@@ -303,12 +300,11 @@ fn count(stats: &mut Stats, type_: u32) {
     }
 }
 
-/// Calls [`Handler::check`] when [`CHECK_INTERVAL`] has passed.
+/// Calls [`Handler::check`] every [`CHECK_EVERY`] records.
 #[inline]
 fn tick<H: Handler>(w: &mut Work, h: &mut H) -> Result<(), ProcessError<H::Error>> {
     w.ticks = w.ticks.wrapping_add(1);
-    if w.ticks % 64 == 0 && w.last_check.elapsed() >= CHECK_INTERVAL {
-        w.last_check = Instant::now();
+    if w.ticks % CHECK_EVERY == 0 {
         h.check().map_err(ProcessError::Handler)?;
     }
     Ok(())
@@ -422,9 +418,11 @@ fn deliver<H: Handler>(
         Body::Other { .. } if type_ == record::PERF_RECORD_KSYMBOL => {
             s.machine.lock().process(&w.record, bytes)
         }
-        Body::Lost { lost, .. } if type_ == PERF_RECORD_LOST => s.stats.total_lost += lost,
+        Body::Lost { lost, .. } if type_ == PERF_RECORD_LOST => {
+            s.stats.total_lost = s.stats.total_lost.saturating_add(*lost)
+        }
         Body::LostSamples { lost } if type_ == PERF_RECORD_LOST_SAMPLES => {
-            s.stats.total_lost_samples += lost
+            s.stats.total_lost_samples = s.stats.total_lost_samples.saturating_add(*lost)
         }
         Body::Other { .. } if type_ > LAST_KERNEL_TYPE => s.stats.nr_unknown_events += 1,
         _ => {}
