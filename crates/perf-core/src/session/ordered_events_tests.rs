@@ -150,3 +150,16 @@ fn a_failed_delivery_keeps_the_rest() {
     .unwrap();
     assert_eq!(rest, [(2, vec![2]), (3, vec![3])]);
 }
+
+#[test]
+fn equal_times_keep_queue_order_in_a_big_queue() {
+    // Enough records, in a mixed order, for an unstable sort to reorder
+    // equal keys.
+    let mut q = Q::new(1 << 20);
+    let times: Vec<u64> = (0..400u64).map(|i| 1 + (i * 7919) % 5).collect();
+    q.queue(&times);
+    let got = q.flush(Flush::Final);
+    let mut want: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
+    want.sort_by_key(|&(t, _)| t);
+    assert_eq!(got, want);
+}

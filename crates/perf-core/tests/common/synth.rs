@@ -49,6 +49,11 @@ pub fn round() -> Vec<u8> {
 /// Compresses `data` the way `perf record -z` does (one stream, flushed,
 /// never ended) into one COMPRESSED record per 60 KiB of output.
 pub fn compressed(data: &[u8], level: i32) -> Vec<u8> {
+    compressed_in(data, level, 60 << 10)
+}
+
+/// [`compressed`] into records of `piece` bytes of zstd data.
+pub fn compressed_in(data: &[u8], level: i32, piece: usize) -> Vec<u8> {
     let mut c = zstd_safe::CCtx::create();
     c.init(level).unwrap();
     let mut out = vec![0u8; data.len() / 2 + (1 << 20)];
@@ -68,7 +73,7 @@ pub fn compressed(data: &[u8], level: i32) -> Vec<u8> {
         }
     }
     out.truncate(pos);
-    out.chunks(60 << 10)
+    out.chunks(piece)
         .flat_map(|piece| {
             let mut r = PERF_RECORD_COMPRESSED.to_ne_bytes().to_vec();
             r.extend_from_slice(&0u16.to_ne_bytes());
