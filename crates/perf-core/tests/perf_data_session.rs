@@ -239,9 +239,9 @@ fn records_cut_across_compressed_records_are_carried_over() {
     open(&plain, SessionOptions::default())
         .process_events(&mut want)
         .unwrap();
-    // The same records compressed into records of 32 bytes of zstd data
-    // each: the 24 KiB of records come out of them in pieces that end
-    // inside records.
+    // The same records compressed with a flush every 1000 bytes: each
+    // compressed record decompresses to a piece that ends inside a record
+    // (the records are 40 bytes).
     let mut s = Synth::new();
     s.data = synth::comm(42, "many", 1);
     for i in 0..500u64 {
@@ -250,7 +250,7 @@ fn records_cut_across_compressed_records_are_carried_over() {
             s.data.extend(synth::round());
         }
     }
-    s.data = synth::compressed_in(&s.data, 1, 32);
+    s.data = synth::compressed_in(&s.data, 1, 1000);
     let p = dir.join("zsmall.data");
     std::fs::write(&p, s.build().0).unwrap();
     let mut got = H::default();

@@ -46,42 +46,45 @@ pub fn round() -> Vec<u8> {
     record(PERF_RECORD_FINISHED_ROUND, 0, &[])
 }
 
-/// Compresses `data` the way `perf record -z` does (one stream, flushed,
-/// never ended) into one COMPRESSED record per 60 KiB of output.
+/// Compresses `data` the way `perf record -z` does (one stream, never
+/// ended, flushed after each read of a ring: here every 60 KiB of input),
+/// each flush's output in COMPRESSED records of at most 60 KiB.
 pub fn compressed(data: &[u8], level: i32) -> Vec<u8> {
     compressed_in(data, level, 60 << 10)
 }
 
-/// [`compressed`] into records of `piece` bytes of zstd data.
-pub fn compressed_in(data: &[u8], level: i32, piece: usize) -> Vec<u8> {
+/// [`compressed`] with a flush every `chunk` bytes of input: with a chunk
+/// that is not a multiple of the record size, each compressed record
+/// decompresses to a piece that ends inside a record.
+pub fn compressed_in(data: &[u8], level: i32, chunk: usize) -> Vec<u8> {
     let mut c = zstd_safe::CCtx::create();
     c.init(level).unwrap();
-    let mut out = vec![0u8; data.len() / 2 + (1 << 20)];
-    let mut pos = 0;
-    let mut inb = zstd_safe::InBuffer::around(data);
-    while inb.pos() < data.len() {
-        let mut o = zstd_safe::OutBuffer::around_pos(out.as_mut_slice(), pos);
-        c.compress_stream(&mut o, &mut inb).unwrap();
-        pos = o.pos();
-    }
-    loop {
-        let mut o = zstd_safe::OutBuffer::around_pos(out.as_mut_slice(), pos);
-        let left = c.flush_stream(&mut o).unwrap();
-        pos = o.pos();
-        if left == 0 {
-            break;
+    let mut records = Vec::new();
+    for part in data.chunks(chunk) {
+        let mut out = vec![0u8; part.len() + 4096];
+        let mut pos = 0;
+        let mut inb = zstd_safe::InBuffer::around(part);
+        while inb.pos() < part.len() {
+            let mut o = zstd_safe::OutBuffer::around_pos(out.as_mut_slice(), pos);
+            c.compress_stream(&mut o, &mut inb).unwrap();
+            pos = o.pos();
+        }
+        loop {
+            let mut o = zstd_safe::OutBuffer::around_pos(out.as_mut_slice(), pos);
+            let left = c.flush_stream(&mut o).unwrap();
+            pos = o.pos();
+            if left == 0 {
+                break;
+            }
+        }
+        for piece in out[..pos].chunks(60 << 10) {
+            records.extend_from_slice(&PERF_RECORD_COMPRESSED.to_ne_bytes());
+            records.extend_from_slice(&0u16.to_ne_bytes());
+            records.extend_from_slice(&((piece.len() + 8) as u16).to_ne_bytes());
+            records.extend_from_slice(piece);
         }
     }
-    out.truncate(pos);
-    out.chunks(piece)
-        .flat_map(|piece| {
-            let mut r = PERF_RECORD_COMPRESSED.to_ne_bytes().to_vec();
-            r.extend_from_slice(&0u16.to_ne_bytes());
-            r.extend_from_slice(&((piece.len() + 8) as u16).to_ne_bytes());
-            r.extend_from_slice(piece);
-            r
-        })
-        .collect()
+    records
 }
 
 /// A perf string feature: `{ u32 len; char s[len]; }`.
