@@ -5,9 +5,8 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{FileExt, FileTypeExt};
-use std::path::Path;
 
 use crate::error::{DataErrorKind, Result};
 
@@ -204,13 +203,17 @@ impl PerfData {
     }
 }
 
-/// True if `path` is a FIFO (what upstream's `perf.data(fd=…)` requires).
+/// True if `fd` is a pipe (upstream's `perf.data(fd=…)` takes only pipes:
+/// `ValueError("fd argument is only supported for pipes")` otherwise).
 ///
 /// # Errors
-/// [`DataErrorKind::Io`] from `stat`.
-pub fn is_fifo(path: &Path) -> Result<bool> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| io_error("stat", &e, &path.to_string_lossy()))?;
+/// [`DataErrorKind::Io`] from `fstat` (`EBADF` for a closed fd).
+pub fn is_fifo(fd: BorrowedFd<'_>) -> Result<bool> {
+    let f = File::from(
+        fd.try_clone_to_owned()
+            .map_err(|e| io_error("dup", &e, "fd"))?,
+    );
+    let meta = f.metadata().map_err(|e| io_error("fstat", &e, "fd"))?;
     Ok(meta.file_type().is_fifo())
 }
 
@@ -280,6 +283,8 @@ mod tests {
         assert_eq!(f.read_at(&mut buf, 0).unwrap(), 4);
         assert_eq!(&buf, b"\x7fELF");
         let (r, _w) = nix::unistd::pipe().unwrap();
+        assert!(is_fifo(r.as_fd()).unwrap());
+        assert!(!is_fifo(f.file.as_fd()).unwrap());
         let p = PerfData::from_fd(r, "pipe").unwrap();
         assert!(p.is_stream());
         assert_eq!(p.path(), "pipe");

@@ -388,3 +388,14 @@ impl Session {
 
 /// Re-exported for handlers: the input types.
 pub use perf_data::user;
+
+/// A session moves between threads (a Python object holding one may be
+/// used from any thread, one at a time).
+#[allow(dead_code)]
+fn _session_is_send() {
+    fn send<T: Send>() {}
+    send::<Session>();
+    send::<MachineRef>();
+    fn sync<T: Sync>() {}
+    sync::<MachineRef>();
+}
