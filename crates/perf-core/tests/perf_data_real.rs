@@ -10,6 +10,7 @@
 //! | `raw.data` | per process, `raw_syscalls:sys_enter` and `sys_exit` |
 //! | `z.data` | `-z` (COMPRESSED records), cpu-clock and a syscall tracepoint |
 //! | `pipe.data` | `perf record -o - > pipe.data` (attrs, features, tracing data as records) |
+//! | `pz.data` | `perf record -z -o - > pz.data` (compressed pipe mode) |
 //! | `th.data/` | `--threads` (a directory of `data.N` files) |
 //! | `stat.data` | `perf stat record -I 10` |
 //!
@@ -118,25 +119,22 @@ fn files() -> Option<&'static Files> {
                 w,
                 "20000",
             ]);
-            let pipe = std::fs::File::create(d.join("pipe.data")).unwrap();
-            common::run(
-                std::process::Command::new(common::PERF)
-                    .args([
-                        "record",
-                        "-q",
-                        "-o",
-                        "-",
-                        "-e",
-                        "cpu-clock/period=200000/",
-                        "-e",
-                        "syscalls:sys_enter_getppid",
-                        "--",
-                        w,
-                        "2000",
-                    ])
-                    .current_dir(d)
-                    .stdout(pipe),
-            );
+            // Pipe mode: perf record -o - > file.
+            let piped = |file: &str, z: &[&str]| {
+                let out = std::fs::File::create(d.join(file)).unwrap();
+                let mut args = vec!["record", "-q"];
+                args.extend_from_slice(z);
+                args.extend_from_slice(&["-o", "-", "-e", "cpu-clock/period=200000/"]);
+                args.extend_from_slice(&["-e", "syscalls:sys_enter_getppid", "--", w, "2000"]);
+                common::run(
+                    std::process::Command::new(common::PERF)
+                        .args(&args)
+                        .current_dir(d)
+                        .stdout(out),
+                );
+            };
+            piped("pipe.data", &[]);
+            piped("pz.data", &["-z"]);
             perf(
                 d,
                 &[
@@ -158,12 +156,13 @@ fn files() -> Option<&'static Files> {
         .as_ref()
 }
 
-const RECORDED: [&str; 7] = [
+const RECORDED: [&str; 8] = [
     "sw.data",
     "tp.data",
     "raw.data",
     "z.data",
     "pipe.data",
+    "pz.data",
     "th.data",
     "stat.data",
 ];
@@ -183,7 +182,7 @@ fn check_dump(dir: &Path, file: &str, ours: &Delivered) {
     let (recs, samples) = oracle::dump(dir, file);
     assert!(!recs.is_empty(), "{file}: perf -D printed nothing");
     assert_eq!(ours.records.len(), recs.len(), "{file}: number of records");
-    let pipe = file == "pipe.data";
+    let pipe = file.ends_with("pipe.data") || file.ends_with("pz.data");
     for (i, (o, (p, time))) in ours.records.iter().zip(&recs).enumerate() {
         let what = format!("{file}: record {i} ({o:?} vs {p:?})");
         assert_eq!(
@@ -216,7 +215,7 @@ fn check_dump(dir: &Path, file: &str, ours: &Delivered) {
 }
 
 fn has_cpu(file: &str) -> bool {
-    !matches!(file, "z.data" | "th.data" | "pipe.data")
+    !matches!(file, "z.data" | "th.data" | "pipe.data" | "pz.data")
 }
 
 /// Every sample against `perf script -F comm,pid,tid[,cpu],time,period,event,ip`.
@@ -315,7 +314,7 @@ fn every_sample_matches_perf_script_fields() {
 #[test]
 fn every_tracepoint_field_matches_perf_script_python() {
     let Some(f) = files() else { return };
-    for file in ["tp.data", "raw.data", "z.data", "pipe.data"] {
+    for file in ["tp.data", "raw.data", "z.data", "pipe.data", "pz.data"] {
         let (s, ours) = deliver(&f.path(file));
         assert!(s.tracing_data().is_some(), "{file}: tracing data");
         check_tracepoint_fields(f.dir.path(), file, &ours);
@@ -467,7 +466,8 @@ fn byte_swapped_copies_read_the_same() {
         // `needs_swap`, so it misreads pid/tid and the RAW size; the parts
         // the pipe copy converts are converted by the same code as the
         // files' and checked there).
-        if file == "pipe.data" {
+        let pipe = file == "pipe.data" || file == "pz.data";
+        if pipe {
         } else if file != "stat.data" {
             same(
                 &oracle::fields(d, &swapped, has_cpu(file)),
@@ -500,7 +500,7 @@ fn byte_swapped_copies_read_the_same() {
             &format!("{swapped}: samples"),
         );
         same(&theirs.stats, &ours.stats, &format!("{swapped}: stats"));
-        if file != "pipe.data" && file != "th.data" {
+        if !pipe && file != "th.data" {
             // The features the copy keeps, as perf and we read them.
             let keep = [
                 "hostname",
@@ -554,7 +554,7 @@ fn byte_swapped_copies_read_the_same() {
             &ours.rounds,
             &format!("{swapped}: stat rounds"),
         );
-        if file == "z.data" {
+        if file == "z.data" || file == "pz.data" {
             // Compressed records move: compare all but the offsets.
             let types = |d: &Delivered| {
                 d.records
@@ -587,7 +587,7 @@ fn byte_swapped_copies_read_the_same() {
                 &strip(&ours),
                 &format!("{swapped}: records"),
             );
-            if file != "pipe.data" {
+            if !pipe {
                 check_dump(d, &swapped, &theirs);
             }
         }
