@@ -24,6 +24,7 @@
 
 use super::abi::feature;
 use super::attrs::check_attr_size;
+use super::cursor::SectionCursor;
 use crate::attr::Attr;
 use crate::endian::Endian;
 use crate::error::{DataErrorKind, Result};
@@ -152,87 +153,6 @@ pub struct Features {
     pub raw: Vec<(u32, Vec<u8>)>,
 }
 
-/// A reader of one feature section, in the file's byte order. Every read
-/// is checked against the section's end.
-pub(crate) struct FeatCursor<'a> {
-    b: &'a [u8],
-    pos: usize,
-    order: Endian,
-    what: &'static str,
-    path: &'a str,
-    base: u64,
-}
-
-impl<'a> FeatCursor<'a> {
-    pub(crate) fn new(b: &'a [u8], order: Endian, bit: u32, path: &'a str, base: u64) -> Self {
-        FeatCursor {
-            b,
-            pos: 0,
-            order,
-            what: feature::name(bit),
-            path,
-            base,
-        }
-    }
-
-    #[cold]
-    fn short(&self, field: &str, need: u64) -> crate::Error {
-        DataErrorKind::Truncated {
-            what: format!("feature {} ({field})", self.what),
-            need,
-            have: self.b.len().saturating_sub(self.pos) as u64,
-        }
-        .at(self.path, self.base + self.pos as u64)
-    }
-
-    fn take(&mut self, n: u64, field: &str) -> Result<&'a [u8]> {
-        let end = usize::try_from(n)
-            .ok()
-            .and_then(|n| self.pos.checked_add(n));
-        match end.and_then(|e| self.b.get(self.pos..e)) {
-            Some(s) => {
-                self.pos += s.len();
-                Ok(s)
-            }
-            None => Err(self.short(field, n)),
-        }
-    }
-
-    pub(crate) fn u32(&mut self, field: &str) -> Result<u32> {
-        let b = self.take(4, field)?;
-        Ok(self.order.u32_at(b, 0).unwrap_or(0))
-    }
-
-    pub(crate) fn u64(&mut self, field: &str) -> Result<u64> {
-        let b = self.take(8, field)?;
-        Ok(self.order.u64_at(b, 0).unwrap_or(0))
-    }
-
-    /// perf's `do_read_string`: `{ u32 len; char s[len]; }`, up to the first NUL.
-    pub(crate) fn string(&mut self, field: &str) -> Result<String> {
-        let len = self.u32(field)?;
-        let b = self.take(u64::from(len), field)?;
-        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-        Ok(String::from_utf8_lossy(b.get(..end).unwrap_or_default()).into_owned())
-    }
-
-    /// A count of items of at least `item` bytes each, checked against
-    /// what is left (so a count cannot make anything allocate more than the
-    /// section holds).
-    pub(crate) fn count(&mut self, field: &str, item: u64) -> Result<u32> {
-        let nr = self.u32(field)?;
-        let left = self.b.len().saturating_sub(self.pos) as u64;
-        if u64::from(nr).saturating_mul(item) > left {
-            return Err(self.short(field, u64::from(nr).saturating_mul(item)));
-        }
-        Ok(nr)
-    }
-
-    pub(crate) fn offset(&self) -> u64 {
-        self.base + self.pos as u64
-    }
-}
-
 impl Features {
     /// Parses one feature section (`bytes`, at file offset `base`) into
     /// `self`. TRACING_DATA is not handled here.
@@ -251,7 +171,8 @@ impl Features {
         if !self.present.contains(&bit) {
             self.present.push(bit);
         }
-        let mut c = FeatCursor::new(bytes, order, bit, path, base);
+        let what = format!("feature {}", feature::name(bit));
+        let mut c = SectionCursor::new(bytes, order, what, path, base);
         match bit {
             feature::HOSTNAME => self.hostname = Some(c.string("hostname")?),
             feature::OSRELEASE => self.os_release = Some(c.string("os release")?),
@@ -325,14 +246,14 @@ impl Features {
 }
 
 /// `HEADER_EVENT_DESC`, as perf's `read_event_desc`.
-fn event_desc(c: &mut FeatCursor<'_>) -> Result<Vec<EventDesc>> {
+fn event_desc(c: &mut SectionCursor<'_>) -> Result<Vec<EventDesc>> {
     let nr = c.u32("nr")?;
     let at = c.offset();
     let sz = c.u32("attr_size")?;
-    check_attr_size(u64::from(sz), c.path, at)?;
-    let left = c.b.len().saturating_sub(c.pos) as u64;
-    if u64::from(nr).saturating_mul(u64::from(sz) + 4) > left {
-        return Err(c.short("events", u64::from(nr).saturating_mul(u64::from(sz) + 4)));
+    check_attr_size(u64::from(sz), c.path(), at)?;
+    let need = u64::from(nr).saturating_mul(u64::from(sz) + 4);
+    if need > c.left() {
+        return Err(c.short("events", need));
     }
     let mut out = Vec::new();
     for _ in 0..nr {

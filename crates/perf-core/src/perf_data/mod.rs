@@ -20,6 +20,7 @@
 
 pub mod abi;
 pub mod attrs;
+mod cursor;
 mod decomp;
 pub mod features;
 pub mod header;

@@ -24,8 +24,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::cursor::SectionCursor;
 use crate::endian::Endian;
-use crate::error::{DataErrorKind, Result};
+use crate::error::Result;
 use crate::tracefs::Format;
 
 /// perf's limit on the strings of the tracing data (`BUFSIZ - 1`).
@@ -75,16 +76,10 @@ impl TracingData {
     /// padding), `base` being its file offset for errors.
     ///
     /// # Errors
-    /// [`DataErrorKind::Truncated`] when a part runs past `b`,
-    /// [`DataErrorKind::Malformed`] for a bad magic, tag or string.
+    /// [`DataErrorKind::Truncated`](crate::error::DataErrorKind::Truncated) when a part runs past `b`,
+    /// [`DataErrorKind::Malformed`](crate::error::DataErrorKind::Malformed) for a bad magic, tag or string.
     pub fn parse(b: &[u8], path: &str, base: u64) -> Result<TracingData> {
-        let mut c = Cur {
-            b,
-            pos: 0,
-            order: Endian::NATIVE,
-            path,
-            base,
-        };
+        let mut c = SectionCursor::new(b, Endian::NATIVE, "tracing data".into(), path, base);
         let magic = c.take(3, "magic")?;
         if magic != [23, 8, 68] {
             return Err(c.malformed("magic", format!("{magic:?}, expected [23, 8, 68]")));
@@ -92,7 +87,7 @@ impl TracingData {
         if c.take(7, "tag")? != b"tracing" {
             return Err(c.malformed("tag", "expected \"tracing\"".into()));
         }
-        let version = c.cstring("version")?;
+        let version = c.cstring("version", MAX_STRING)?;
         let big = c.take(1, "file_bigendian")?.first().copied().unwrap_or(0);
         c.order = if big != 0 {
             Endian::Big
@@ -131,7 +126,7 @@ impl TracingData {
         }
         let systems = c.u32("systems")?;
         for _ in 0..systems {
-            let system = c.cstring("system")?;
+            let system = c.cstring("system", MAX_STRING)?;
             let count = c.u32("event count")?;
             for _ in 0..count {
                 let text = c.text64("event format")?;
@@ -145,7 +140,7 @@ impl TracingData {
         if version_at_least(&t.version, 0.6) {
             t.saved_cmdlines = c.text64("saved cmdlines")?;
         }
-        t.size = c.pos as u64;
+        t.size = c.pos() as u64;
         Ok(t)
     }
 
@@ -182,79 +177,6 @@ fn commit_size(header_page: &str) -> Option<u8> {
         .split(';')
         .find_map(|part| part.trim().strip_prefix("size:"))?;
     size.trim().parse().ok()
-}
-
-struct Cur<'a> {
-    b: &'a [u8],
-    pos: usize,
-    order: Endian,
-    path: &'a str,
-    base: u64,
-}
-
-impl<'a> Cur<'a> {
-    #[cold]
-    fn malformed(&self, field: &str, detail: String) -> crate::Error {
-        DataErrorKind::Malformed {
-            what: format!("tracing data ({field})"),
-            detail,
-        }
-        .at(self.path, self.base + self.pos as u64)
-    }
-
-    fn take(&mut self, n: u64, field: &str) -> Result<&'a [u8]> {
-        let end = usize::try_from(n)
-            .ok()
-            .and_then(|n| self.pos.checked_add(n));
-        match end.and_then(|e| self.b.get(self.pos..e)) {
-            Some(s) => {
-                self.pos += s.len();
-                Ok(s)
-            }
-            None => Err(DataErrorKind::Truncated {
-                what: format!("tracing data ({field})"),
-                need: n,
-                have: self.b.len().saturating_sub(self.pos) as u64,
-            }
-            .at(self.path, self.base + self.pos as u64)),
-        }
-    }
-
-    fn u32(&mut self, field: &str) -> Result<u32> {
-        let b = self.take(4, field)?;
-        Ok(self.order.u32_at(b, 0).unwrap_or(0))
-    }
-
-    fn u64(&mut self, field: &str) -> Result<u64> {
-        let b = self.take(8, field)?;
-        Ok(self.order.u64_at(b, 0).unwrap_or(0))
-    }
-
-    /// `{ u64 size; char text[size]; }`.
-    fn text64(&mut self, field: &str) -> Result<String> {
-        let n = self.u64(field)?;
-        Ok(String::from_utf8_lossy(self.take(n, field)?).into_owned())
-    }
-
-    /// perf's `read_string`: bytes up to a NUL, at most [`MAX_STRING`].
-    fn cstring(&mut self, field: &str) -> Result<String> {
-        let rest = self.b.get(self.pos..).unwrap_or_default();
-        let Some(len) = rest.iter().take(MAX_STRING + 1).position(|&c| c == 0) else {
-            return Err(if rest.len() <= MAX_STRING {
-                DataErrorKind::Truncated {
-                    what: format!("tracing data ({field})"),
-                    need: rest.len() as u64 + 1,
-                    have: rest.len() as u64,
-                }
-                .at(self.path, self.base + self.pos as u64)
-            } else {
-                self.malformed(field, format!("no NUL in {MAX_STRING} bytes"))
-            });
-        };
-        let s = String::from_utf8_lossy(rest.get(..len).unwrap_or_default()).into_owned();
-        self.pos += len + 1;
-        Ok(s)
-    }
 }
 
 #[cfg(test)]
