@@ -6,6 +6,7 @@
 
 pub mod oracle;
 pub mod swap_copy;
+mod swap_features;
 pub mod synth;
 
 use std::path::{Path, PathBuf};
