@@ -28,7 +28,7 @@ const READER_MAX_SIZE: u64 = 2 << 20;
 /// The newest kernel record type perf knows of (`PERF_RECORD_CALLCHAIN_DEFERRED`).
 const LAST_KERNEL_TYPE: u32 = record::PERF_RECORD_CALLCHAIN_DEFERRED;
 
-type BuildIdHashMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
+type IdMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
 
 /// What reading needs besides the session's own state.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ struct Work {
     user: Record,
     scratch: Vec<u8>,
     /// Last value per id of `PERF_SAMPLE_READ` counters.
-    read_values: BuildIdHashMap<u64>,
+    read_values: IdMap<u64>,
     ticks: u32,
 }
 
@@ -105,7 +105,7 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
             record: Record::new(&info),
             user: Record::new(&info),
             scratch: Vec::new(),
-            read_values: BuildIdHashMap::default(),
+            read_values: IdMap::default(),
             ticks: 0,
         },
     };
