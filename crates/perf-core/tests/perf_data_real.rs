@@ -422,10 +422,38 @@ fn features_match_perf_report_header() {
     assert!(s.stats().nr_compressed > 0 && s.stats().decompressed_bytes > 0);
     let (s, _) = deliver(&f.path("th.data"));
     assert_eq!(s.features().dir_format, Some(1));
-    let (s, _) = deliver(&f.path("sw.data"));
+    let (s, ours) = deliver(&f.path("sw.data"));
     assert!(
         !s.machine().lock().build_ids().is_empty(),
         "sw.data has build ids"
+    );
+    // ID_INDEX, THREAD_MAP, CPU_MAP and EVENT_UPDATE records, as perf
+    // script -D shows them: an entry per id, the workload's pid, the CPUs,
+    // the clock events' unit and scale.
+    let mut ids: Vec<u64> = s
+        .evlist()
+        .evsels()
+        .iter()
+        .flat_map(|e| e.ids.clone())
+        .collect();
+    let mut indexed: Vec<u64> = s.id_index().iter().map(|e| e.id).collect();
+    ids.sort_unstable();
+    indexed.sort_unstable();
+    assert_eq!(indexed, ids);
+    let first_pid = ours.samples.first().map(|x| x.pid).unwrap();
+    assert_eq!(
+        s.thread_map()
+            .iter()
+            .map(|t| t.0 as i32)
+            .collect::<Vec<_>>(),
+        [first_pid]
+    );
+    let online = s.features().nr_cpus.unwrap().online as i32;
+    assert_eq!(s.cpu_map(), (0..online).collect::<Vec<_>>());
+    let clock = &s.evlist().evsels()[0];
+    assert_eq!(
+        (clock.unit.as_deref(), clock.scale),
+        (Some("msec"), Some(1e-6))
     );
 }
 
@@ -445,10 +473,17 @@ fn a_pipe_reads_like_the_file() {
     // The header's records are read before processing.
     assert!(s.features().hostname.is_some() && !s.evlist().evsels().is_empty());
     assert!(s.tracing_data().is_some());
+    // Pipe mode names and units come from EVENT_UPDATE records too.
+    let names: Vec<_> = s.evlist().evsels().iter().map(|e| e.name.clone()).collect();
+    assert_eq!(
+        names,
+        ["cpu-clock/period=200000/", "syscalls:sys_enter_getppid"]
+    );
     let mut c = common::Collector::default();
     s.process_events(&mut c).unwrap();
     child.wait().unwrap();
     assert_eq!(c.0, file);
+    assert_eq!(s.evlist().evsels()[0].unit.as_deref(), Some("msec"));
 }
 
 #[test]
@@ -500,6 +535,24 @@ fn byte_swapped_copies_read_the_same() {
             &format!("{swapped}: samples"),
         );
         same(&theirs.stats, &ours.stats, &format!("{swapped}: stats"));
+        // The evsels as attrs, EVENT_DESC and EVENT_UPDATE left them.
+        let (o, _) = deliver(&f.path(file));
+        let evsels = |s: &perf_core::session::Session| {
+            s.evlist()
+                .evsels()
+                .iter()
+                .map(|e| {
+                    (
+                        e.attr,
+                        e.name.clone(),
+                        e.unit.clone(),
+                        e.scale.map(f64::to_bits),
+                        e.ids.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        same(&evsels(&s), &evsels(&o), &format!("{swapped}: evsels"));
         if !pipe && file != "th.data" {
             // The features the copy keeps, as perf and we read them.
             let keep = [

@@ -74,7 +74,8 @@ fn user_record(rng: &mut Rng, ids: &[u64]) -> Vec<u8> {
         0 => rec(PERF_RECORD_FINISHED_ROUND, &[]),
         1 => rec(PERF_RECORD_FINISHED_INIT, &[]),
         2 => {
-            let mut b = words(&[2, id]);
+            // PERF_EVENT_UPDATE__UNIT, __NAME
+            let mut b = words(&[rng.below(3), id]);
             b.extend_from_slice(b"msec\0");
             rec(PERF_RECORD_EVENT_UPDATE, &b)
         }

@@ -6,14 +6,14 @@ use crate::attr::Attr;
 use crate::endian::Endian;
 use crate::record::HEADER_SIZE;
 
+/// `PERF_EVENT_UPDATE__UNIT`.
+pub const EVENT_UPDATE_UNIT: u64 = 0;
 /// `PERF_EVENT_UPDATE__SCALE`.
 pub const EVENT_UPDATE_SCALE: u64 = 1;
-/// `PERF_EVENT_UPDATE__UNIT`.
-pub const EVENT_UPDATE_UNIT: u64 = 2;
 /// `PERF_EVENT_UPDATE__NAME`.
-pub const EVENT_UPDATE_NAME: u64 = 3;
+pub const EVENT_UPDATE_NAME: u64 = 2;
 /// `PERF_EVENT_UPDATE__CPUS`.
-pub const EVENT_UPDATE_CPUS: u64 = 4;
+pub const EVENT_UPDATE_CPUS: u64 = 3;
 
 const NE: Endian = Endian::NATIVE;
 

@@ -460,10 +460,11 @@ impl Conv {
                 let t = w.n(8, 1);
                 w.n(8, 1);
                 match t {
+                    // PERF_EVENT_UPDATE__SCALE, __CPUS
                     1 => {
                         w.n(8, 1);
                     }
-                    4 => cpu_map(&mut w),
+                    3 => cpu_map(&mut w),
                     _ => {}
                 }
             }
