@@ -258,5 +258,14 @@ fn records_cut_across_compressed_records_are_carried_over() {
     session.process_events(&mut got).unwrap();
     assert_eq!(got.times, want.times);
     assert!(session.stats().nr_compressed > 20, "{:?}", session.stats());
+    // The same as COMPRESSED2 records (newer perf).
+    s.data = synth::compressed2(&s.data);
+    let p2 = dir.join("z2.data");
+    std::fs::write(&p2, s.build().0).unwrap();
+    let mut got2 = H::default();
+    open(&p2, SessionOptions::default())
+        .process_events(&mut got2)
+        .unwrap();
+    assert_eq!(got2.times, want.times);
     assert_eq!(session.stats().decompressed_bytes, 8 * 6 + 500 * 40 + 5 * 8);
 }

@@ -87,6 +87,22 @@ pub fn compressed_in(data: &[u8], level: i32, chunk: usize) -> Vec<u8> {
     records
 }
 
+/// COMPRESSED records turned into COMPRESSED2 ones (newer perf): `{ header;
+/// u64 data_size; char data[]; }`, padded to 8 bytes.
+pub fn compressed2(compressed: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 8 <= compressed.len() {
+        let size = u16::from_ne_bytes([compressed[at + 6], compressed[at + 7]]) as usize;
+        let data = &compressed[at + 8..at + size];
+        let mut body = (data.len() as u64).to_ne_bytes().to_vec();
+        body.extend_from_slice(data);
+        out.extend(record(PERF_RECORD_COMPRESSED2, 0, &body));
+        at += size;
+    }
+    out
+}
+
 /// A perf string feature: `{ u32 len; char s[len]; }`.
 pub fn string(s: &str) -> Vec<u8> {
     let len = (s.len() + 1).div_ceil(8) * 8;
