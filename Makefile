@@ -27,10 +27,11 @@ test-rust:
 	cargo test --workspace --quiet
 
 # Seconds of the robustness sweep (random records, model rings honest and
-# adversarial; `make fuzz` runs it for longer), so CI catches what it finds.
+# adversarial, perf.data files generated and mutated; `make fuzz` runs it
+# for longer), so CI catches what it finds.
 test-sweep:
 	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
-		./target/release/sweep --systematic none --random 100000 --ring 4000
+		./target/release/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
 
 test-python: build
 	@rm -rf build/test-root
@@ -77,6 +78,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/bench.py
 	benchmarks/instructions.sh
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
+	/usr/bin/python3 benchmarks/perf_data_read.py
 
 # Robustness fuzzing (issue 7, docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the
@@ -103,7 +105,8 @@ fuzz-rust:
 	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
 		./target/release/sweep --systematic $(SWEEP)
 	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
-		cd $(FUZZ_DIR) && for t in parse_record parse_generated ring_read; do \
+		cd $(FUZZ_DIR) && for t in parse_record parse_generated ring_read \
+				perf_data_bytes perf_data_generated perf_data_zstd; do \
 			cargo +nightly fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) \
 				-print_final_stats=1 || exit 1; \
 		done; \

@@ -182,6 +182,62 @@ impl Attr {
         b
     }
 
+    /// The attr in a perf.data file: the first `bytes.len()` bytes of the
+    /// struct, written on a machine of byte order `order` (fields past the
+    /// end are 0, as for an older kernel's smaller struct; bytes past 144
+    /// are ignored). The bitfield word of a big-endian writer holds the
+    /// first field in the top bit of each byte; it is read with the bits of
+    /// each byte reversed, as perf's `perf_event__attr_swap` does.
+    pub fn from_image(bytes: &[u8], order: crate::endian::Endian) -> Attr {
+        use crate::endian::Endian;
+        let mut b = [0u8; ATTR_SIZE_LATEST as usize];
+        let n = bytes.len().min(b.len());
+        if let (Some(dst), Some(src)) = (b.get_mut(..n), bytes.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        let u16_at = |at| order.u16_at(&b, at).unwrap_or(0);
+        let u32_at = |at| order.u32_at(&b, at).unwrap_or(0);
+        let u64_at = |at| order.u64_at(&b, at).unwrap_or(0);
+        let flags = match order {
+            Endian::Little => Endian::Little.u64_at(&b, 40).unwrap_or(0),
+            Endian::Big => {
+                let mut w = b
+                    .get(40..48)
+                    .and_then(|w| w.first_chunk::<8>())
+                    .copied()
+                    .unwrap_or_default();
+                w.iter_mut().for_each(|byte| *byte = byte.reverse_bits());
+                u64::from_le_bytes(w)
+            }
+        };
+        Attr {
+            type_: u32_at(0),
+            size: u32_at(4),
+            config: u64_at(8),
+            sample_period: u64_at(16),
+            sample_type: u64_at(24),
+            read_format: u64_at(32),
+            flags,
+            wakeup_events: u32_at(48),
+            bp_type: u32_at(52),
+            config1: u64_at(56),
+            config2: u64_at(64),
+            branch_sample_type: u64_at(72),
+            sample_regs_user: u64_at(80),
+            sample_stack_user: u32_at(88),
+            clockid: u32_at(92) as i32,
+            sample_regs_intr: u64_at(96),
+            aux_watermark: u32_at(104),
+            sample_max_stack: u16_at(108),
+            reserved_2: u16_at(110),
+            aux_sample_size: u32_at(112),
+            aux_action: u32_at(116),
+            sig_data: u64_at(120),
+            config3: u64_at(128),
+            config4: u64_at(136),
+        }
+    }
+
     /// The smallest attr size that carries every non-zero field of this attr
     /// (the kernel only needs to read that far).
     pub fn needed_size(&self) -> u32 {
@@ -244,6 +300,63 @@ mod tests {
         assert!(a.has(flag::SAMPLE_ID_ALL));
         assert_eq!(a.set_flag("config3", 1), None);
         assert_eq!(a.set_flag("nonsense", 1), None);
+    }
+
+    #[test]
+    fn from_image_reads_what_to_bytes_wrote() {
+        use crate::endian::Endian;
+        let a = Attr {
+            type_: 2,
+            size: 136,
+            config: 0x1234,
+            sample_period: 1,
+            sample_type: 0x10487,
+            read_format: 0x14,
+            flags: flag::DISABLED | flag::SAMPLE_ID_ALL | flag::MMAP2 | (3 << 15),
+            wakeup_events: 7,
+            clockid: -1,
+            sample_max_stack: 127,
+            config3: 0x33,
+            ..Attr::default()
+        };
+        let img = a.to_bytes(136);
+        let native = &img.bytes()[..136];
+        assert_eq!(Attr::from_image(native, Endian::NATIVE), a);
+        // Only the bytes given: a VER0 image has no config2 and beyond.
+        let ver0 = Attr::from_image(&native[..64], Endian::NATIVE);
+        assert_eq!(
+            (ver0.config, ver0.config3, ver0.sample_max_stack),
+            (0x1234, 0, 0)
+        );
+        // A big-endian writer: every field reversed, the bitfield word
+        // byte for byte with its bits reversed (the first field is the top
+        // bit of byte 0).
+        let mut be = native.to_vec();
+        for (at, n) in [
+            (0, 4),
+            (4, 4),
+            (8, 8),
+            (16, 8),
+            (24, 8),
+            (32, 8),
+            (48, 4),
+            (92, 4),
+            (108, 2),
+            (128, 8),
+        ] {
+            be[at..at + n].reverse();
+        }
+        let le_flags = a.flags.to_le_bytes();
+        for (i, byte) in le_flags.iter().enumerate() {
+            be[40 + i] = byte.reverse_bits();
+        }
+        let theirs = if cfg!(target_endian = "big") {
+            Endian::Little
+        } else {
+            Endian::Big
+        };
+        assert_eq!(Attr::from_image(&be, theirs), a);
+        assert_eq!(be[40] & 0x80, 0x80, "disabled is the top bit of byte 0");
     }
 
     #[test]

@@ -41,6 +41,142 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// A perf.data file (or pipe, or `--threads` directory) that cannot be
+    /// read: what is wrong, in which file, at which offset.
+    #[error("{0}")]
+    PerfData(Box<DataError>),
+}
+
+/// A problem with a perf.data input, at a place in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {kind} (at file offset {offset:#x})")]
+pub struct DataError {
+    /// The file: the path given, `-` for stdin, `pipe` for a pipe fd, or
+    /// the `data.N` file of a directory.
+    pub path: String,
+    /// Where in that file (for a record that came out of a compressed
+    /// record: the offset of the compressed record, as perf reports it).
+    pub offset: u64,
+    /// What is wrong.
+    pub kind: DataErrorKind,
+}
+
+/// What is wrong with a perf.data input. Every kind but [`Io`](Self::Io)
+/// is a problem of the file's contents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataErrorKind {
+    /// A system call on the file failed (open, read, stat…).
+    #[error("{op}: {}", strerror(*errno))]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// The raw errno.
+        errno: i32,
+    },
+    /// The first 8 bytes are not `PERFILE2` in either byte order.
+    #[error("bad magic {found:?}: not a perf.data file")]
+    BadMagic {
+        /// The bytes found, escaped.
+        found: String,
+    },
+    /// A part of the file ends before its size says it should.
+    #[error("truncated {what}: needs {need} bytes, has {have}")]
+    Truncated {
+        /// The part (`header`, `attrs section`, `feature HOSTNAME`, `data section`…).
+        what: String,
+        /// Bytes it needs.
+        need: u64,
+        /// Bytes there are.
+        have: u64,
+    },
+    /// An offset and size that reach past the end of the file.
+    #[error(
+        "{what} ({size} bytes at {start:#x}) runs past the end of the file ({file_size} bytes)"
+    )]
+    PastEnd {
+        /// The section.
+        what: String,
+        /// Its start.
+        start: u64,
+        /// Its size.
+        size: u64,
+        /// The file's size.
+        file_size: u64,
+    },
+    /// Two sections of the file claim the same bytes.
+    #[error("{what} overlaps {other}")]
+    Overlap {
+        /// One section, with its range.
+        what: String,
+        /// The other, with its range.
+        other: String,
+    },
+    /// A record whose `header.size` cannot be: 0, smaller than its header
+    /// or fixed fields, or running past the end of its container.
+    #[error("{record} with header.size {size}: {detail}")]
+    RecordSize {
+        /// The record type's name.
+        record: &'static str,
+        /// `header.size`.
+        size: u64,
+        /// Why it cannot be.
+        detail: String,
+    },
+    /// A `perf_event_attr` size that fits no layout perf writes.
+    #[error("attr size {size} fits no perf_event_attr layout: {detail}")]
+    AttrSize {
+        /// The size found.
+        size: u64,
+        /// What was expected.
+        detail: String,
+    },
+    /// The compressed data of a COMPRESSED record is not valid zstd.
+    #[error("zstd: {detail}")]
+    Zstd {
+        /// libzstd's error text.
+        detail: String,
+    },
+    /// A compressed record that would decompress to more than the bound
+    /// (a decompression bomb, or a file perf itself could not read).
+    #[error("a compressed record decompresses to more than {bound} bytes")]
+    DecompressionBound {
+        /// The bound, in bytes.
+        bound: u64,
+    },
+    /// Contents that do not parse (a record, a feature section, the tracing
+    /// data), with what is wrong.
+    #[error("malformed {what}: {detail}")]
+    Malformed {
+        /// What was being parsed.
+        what: String,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl DataErrorKind {
+    /// The error at `offset` of `path`.
+    #[cold]
+    pub fn at(self, path: &str, offset: u64) -> Error {
+        Error::PerfData(Box::new(DataError {
+            path: path.to_owned(),
+            offset,
+            kind: self,
+        }))
+    }
+}
+
+impl DataError {
+    /// The errno the Python layer raises `OSError` with: the system call's
+    /// for [`DataErrorKind::Io`], `EINVAL` for a file perf would call an
+    /// "incompatible file format", `EFBIG` for a decompression bomb.
+    pub fn errno(&self) -> i32 {
+        match self.kind {
+            DataErrorKind::Io { errno, .. } => errno,
+            DataErrorKind::DecompressionBound { .. } => libc::EFBIG,
+            _ => libc::EINVAL,
+        }
+    }
 }
 
 impl Error {
@@ -58,6 +194,7 @@ impl Error {
         match self {
             Error::Sys { errno, .. } => Some(*errno),
             Error::NoSuchProcess { .. } => Some(libc::ESRCH),
+            Error::PerfData(e) => Some(e.errno()),
             _ => None,
         }
     }

@@ -38,6 +38,9 @@ impl From<PerfError> for PyErr {
                 PyValueError::new_err(e.to_string())
             }
             Error::Malformed { .. } => PyValueError::new_err(e.to_string()),
+            // A perf.data file that cannot be read: an OSError, which
+            // upstream's scripts catch, with the errno DataError suggests.
+            Error::PerfData(d) => oserror(d.errno(), d.to_string()),
         }
     }
 }

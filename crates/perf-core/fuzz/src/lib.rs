@@ -15,10 +15,14 @@
 //!   or an error.
 //! * [`ring`]: a ring buffer in a memfd, written by a model kernel (honest or
 //!   adversarial), read with `perf_core::ring::Ring`.
+//! * [`perf_data`]: perf.data files (file or pipe mode, compressed or not,
+//!   either magic) generated and mutated, or arbitrary bytes, read with
+//!   `perf_core::session::Session`.
 #![deny(missing_docs)]
 
 pub mod check;
 pub mod generate;
 pub mod layout;
+pub mod perf_data;
 pub mod ring;
 pub mod rng;

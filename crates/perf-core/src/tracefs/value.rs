@@ -2,12 +2,14 @@
 //! Reading one tracepoint field out of a sample's `PERF_SAMPLE_RAW` payload,
 //! with the semantics of python.c's `tracepoint_field()` (api.md §4.7.6).
 //!
-//! The payload is native-endian (it comes from a live ring buffer). Where
-//! the C code would read outside the payload, this returns
-//! [`Error::Malformed`] instead.
+//! A live payload is native-endian; one from a perf.data file is in the
+//! byte order of its tracing data ([`Field::value_in`]). Where the C code
+//! would read outside the payload, this returns [`Error::Malformed`]
+//! instead.
 
 use super::field::Field;
 use super::lexer::{is_c_print, is_c_space};
+use crate::endian::Endian;
 use crate::error::{Error, Result};
 
 /// The value of a tracepoint field, as python.c would build it.
@@ -76,24 +78,16 @@ fn slice<'a>(field: &Field, raw: &'a [u8], start: u64, len: u64) -> Result<&'a [
     .ok_or_else(|| out_of_range(field, start, len, raw.len()))
 }
 
-/// `tep_read_number()`: a native-endian 1, 2, 4 or 8-byte number,
+/// `tep_read_number()`: a 1, 2, 4 or 8-byte number in byte order `order`,
 /// zero-extended. Any other size reads nothing and yields 0, as in C.
-fn read_number(field: &Field, raw: &[u8], offset: u32, size: u32) -> Result<u64> {
+#[inline]
+fn read_number(field: &Field, raw: &[u8], offset: u32, size: u32, order: Endian) -> Result<u64> {
     let at = |n: u64| slice(field, raw, u64::from(offset), n);
     Ok(match size {
         1 => at(1)?.first().copied().map_or(0, u64::from),
-        2 => {
-            let b: [u8; 2] = at(2)?.try_into().unwrap_or_default();
-            u64::from(u16::from_ne_bytes(b))
-        }
-        4 => {
-            let b: [u8; 4] = at(4)?.try_into().unwrap_or_default();
-            u64::from(u32::from_ne_bytes(b))
-        }
-        8 => {
-            let b: [u8; 8] = at(8)?.try_into().unwrap_or_default();
-            u64::from_ne_bytes(b)
-        }
+        2 => u64::from(order.u16(at(2)?.try_into().unwrap_or_default())),
+        4 => u64::from(order.u32(at(4)?.try_into().unwrap_or_default())),
+        8 => order.u64(at(8)?.try_into().unwrap_or_default()),
         _ => 0,
     })
 }
@@ -120,11 +114,19 @@ impl Field {
     /// # Errors
     /// [`Error::Malformed`] if the location word lies outside `raw`.
     pub fn array_location(&self, raw: &[u8]) -> Result<(u64, u64)> {
+        self.array_location_in(raw, Endian::NATIVE)
+    }
+
+    /// [`Field::array_location`] of a payload in byte order `order`.
+    ///
+    /// # Errors
+    /// As [`Field::array_location`].
+    pub fn array_location_in(&self, raw: &[u8], order: Endian) -> Result<(u64, u64)> {
         if !self.is_dynamic() {
             return Ok((u64::from(self.offset), u64::from(self.size)));
         }
         // python.c keeps it in an `unsigned int`.
-        let word = read_number(self, raw, self.offset, self.size)? as u32;
+        let word = read_number(self, raw, self.offset, self.size, order)? as u32;
         let mut offset = u64::from(word & 0xffff);
         let len = u64::from(word >> 16);
         if self.is_relative() {
@@ -147,9 +149,20 @@ impl Field {
     /// # Errors
     /// [`Error::Malformed`] when the field (or its data) lies outside `raw`;
     /// the string flag is left alone then.
+    #[inline]
     pub fn value<'a>(&self, raw: &'a [u8]) -> Result<Value<'a>> {
+        self.value_in(raw, Endian::NATIVE)
+    }
+
+    /// [`Field::value`] of a payload whose numbers are in byte order
+    /// `order`: a payload from a perf.data file, decoded with the byte
+    /// order of the file's tracing data as libtraceevent does.
+    ///
+    /// # Errors
+    /// As [`Field::value`].
+    pub fn value_in<'a>(&self, raw: &'a [u8], order: Endian) -> Result<Value<'a>> {
         if self.is_array() {
-            let (offset, len) = self.array_location(raw)?;
+            let (offset, len) = self.array_location_in(raw, order)?;
             let bytes = slice(self, raw, offset, len)?;
             if self.is_string() && is_printable_array(bytes) {
                 let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
@@ -161,7 +174,7 @@ impl Field {
             self.clear_string();
             return Ok(Value::Bytes(bytes));
         }
-        let raw_value = read_number(self, raw, self.offset, self.size)?;
+        let raw_value = read_number(self, raw, self.offset, self.size, order)?;
         Ok(if self.is_pointer() || !self.is_signed() {
             Value::Unsigned(raw_value)
         } else {

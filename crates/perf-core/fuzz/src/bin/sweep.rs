@@ -2,7 +2,7 @@
 //! The libFuzzer-free driver (stable Rust) of the fuzz targets.
 //!
 //! ```text
-//! sweep [--systematic full|quick|none] [--random N] [--ring N] [--seed S] [--threads T]
+//! sweep [--systematic full|quick|none] [--random N] [--ring N] [--perf-data N] [--seed S] [--threads T]
 //! ```
 //!
 //! * systematic: every `sample_type` subset of the 25 uapi bits, each with
@@ -13,6 +13,10 @@
 //!   them); register masks, branch flags and sample_id_all are random.
 //! * random: N seeds of the `parse_generated` target.
 //! * ring: N seeds of the `ring_read` target (half honest, half adversarial).
+//! * perf-data: N perf.data files read by the session: generated and
+//!   mutated (`perf_data_generated`), compressed with bytes spliced into
+//!   the zstd stream (`perf_data_zstd`), or arbitrary bytes
+//!   (`perf_data_bytes`).
 //!
 //! A failed check is a panic; each is caught, printed with its seed, and
 //! counted; the exit status is 1 if there was any. The last line is a JSON
@@ -26,6 +30,7 @@ use perf_core::attr::Attr;
 use perf_core::record::{ParseInfo, Record};
 use perf_core_fuzz::check::{self, Tally};
 use perf_core_fuzz::layout::{Layout, FORMAT_BITS, SAMPLE_BITS};
+use perf_core_fuzz::perf_data::{self, FileTally};
 use perf_core_fuzz::ring::{self, RingTally};
 use perf_core_fuzz::rng::Rng;
 
@@ -35,6 +40,7 @@ struct Args {
     systematic: String,
     random: u64,
     ring: u64,
+    perf_data: u64,
     seed: u64,
     threads: u64,
 }
@@ -44,6 +50,7 @@ fn args() -> Result<Args, String> {
         systematic: "quick".into(),
         random: 1_000_000,
         ring: 20_000,
+        perf_data: 1_000_000,
         seed: 0x5eed,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
     };
@@ -59,6 +66,7 @@ fn args() -> Result<Args, String> {
             "--systematic" => a.systematic = value.clone(),
             "--random" => a.random = num()?,
             "--ring" => a.ring = num()?,
+            "--perf-data" => a.perf_data = num()?,
             "--seed" => a.seed = num()?,
             "--threads" => a.threads = num()?.max(1),
             _ => return Err(format!("unknown flag {flag}")),
@@ -144,6 +152,34 @@ fn rings(n: u64, seed: u64) -> RingTally {
     tally
 }
 
+fn perf_data_files(n: u64, seed: u64) -> FileTally {
+    let mut tally = FileTally::default();
+    for i in 0..n {
+        let s = seed.wrapping_add(i).wrapping_mul(0x2545_f491_4f6c_dd1d);
+        guarded("perf_data", s, || {
+            let mut rng = Rng::new(s);
+            let t = match i % 8 {
+                0 => {
+                    let n = rng.below(256) as usize;
+                    let bytes = rng.bytes(n);
+                    perf_data::zstd(&mut rng, &bytes)
+                }
+                1 => {
+                    let n = rng.below(512) as usize;
+                    let mut bytes = rng.bytes(n);
+                    if rng.one_in(2) && bytes.len() >= 8 {
+                        bytes[..8].copy_from_slice(b"PERFILE2");
+                    }
+                    perf_data::check(&bytes)
+                }
+                _ => perf_data::generated(&mut rng),
+            };
+            tally.add(t);
+        });
+    }
+    tally
+}
+
 /// Splits 0..n into `threads` parts and runs `f` on each in parallel.
 fn parallel<T: Send, F: Fn(u64, u64) -> T + Sync>(n: u64, threads: u64, f: F) -> Vec<T> {
     let chunk = n.div_ceil(threads);
@@ -191,13 +227,21 @@ fn main() {
     }) {
         ring.add(t);
     }
+    let mut files = FileTally::default();
+    for t in parallel(a.perf_data, a.threads, |lo, hi| {
+        perf_data_files(hi - lo, a.seed ^ (lo << 40))
+    }) {
+        files.add(t);
+    }
     let panics = PANICS.load(Ordering::Relaxed);
     println!(
         "{{\"systematic\": \"{}\", \"layouts\": {layouts}, \"systematic_execs\": {}, \
          \"systematic_seconds\": {t_sys:.1}, \"random_inputs\": {}, \"random_execs\": {}, \
          \"random_parsed\": {}, \"random_errors\": {}, \"rings\": {}, \"ring_records\": {}, \
          \"ring_wrapped_records\": {}, \"ring_laps\": {}, \"ring_errors\": {}, \
-         \"ring_parse_execs\": {}, \"panics\": {panics}, \"seconds\": {:.1}}}",
+         \"ring_parse_execs\": {}, \"perf_data_files\": {}, \"perf_data_ok\": {}, \
+         \"perf_data_errors\": {}, \"perf_data_records\": {}, \"perf_data_samples\": {}, \
+         \"perf_data_compressed\": {}, \"panics\": {panics}, \"seconds\": {:.1}}}",
         a.systematic,
         sys.execs,
         a.random,
@@ -210,6 +254,12 @@ fn main() {
         ring.laps,
         ring.errors,
         ring.parse.execs,
+        files.files,
+        files.ok,
+        files.errors,
+        files.records,
+        files.samples,
+        files.compressed,
         t0.elapsed().as_secs_f64()
     );
     if panics > 0 {

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The machine a file was recorded on, as its side-band records describe
+//! it: perf's `struct machine` with its threads (`struct thread`) and
+//! their maps, built from COMM, FORK, EXIT, MMAP, MMAP2 and KSYMBOL records
+//! by the rules of perf's machine.c and thread.c:
+//!
+//! * threads are found by tid; a thread created with a pid that is not its
+//!   tid shares its leader's maps (the leader is created too);
+//! * a thread's first COMM replaces its `:<tid>` placeholder, later ones
+//!   are added with their time, so the comm changes over time;
+//! * FORK gives the child the parent's comm and ppid, and a copy of the
+//!   parent's maps when it is a new process (not for FORKs perf
+//!   synthesized with `PERF_RECORD_MISC_FORK_EXEC`); an existing thread
+//!   with the child's tid is replaced;
+//! * EXIT marks the thread exited (it stays findable, as in perf);
+//! * MMAP/MMAP2 of user space go to the thread's maps, kernel ones to the
+//!   machine's kernel maps, overlaps cut as perf's
+//!   `maps__fixup_overlappings` does.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::evlist::IdHasher;
+use super::maps::{Map, MapFile, Maps};
+use crate::perf_data::abi::*;
+use crate::perf_data::BuildId;
+use crate::record::PERF_RECORD_MISC_CPUMODE_MASK;
+use crate::record::{
+    bytes, Body, Mmap2File, Record, PERF_RECORD_EXIT, PERF_RECORD_FORK, PERF_RECORD_KSYMBOL,
+};
+
+/// One comm of a thread, from the time it was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comm {
+    /// The name.
+    pub comm: Arc<str>,
+    /// When it was set (the COMM or FORK record's time; 0 for the idle
+    /// thread and placeholders).
+    pub start: u64,
+    /// Set by an exec (`PERF_RECORD_MISC_COMM_EXEC`).
+    pub exec: bool,
+}
+
+/// A thread: perf's `struct thread`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    /// Its process (-1 when not known yet).
+    pub pid: i32,
+    /// Its id.
+    pub tid: i32,
+    /// Its parent's tid (-1 when not known).
+    pub ppid: i32,
+    /// perf's `thread->cpu`: -1 (sessions never set it).
+    pub cpu: i32,
+    /// Set by an EXIT record.
+    pub exited: bool,
+    comms: Vec<Comm>,
+    comm_set: bool,
+    maps: usize,
+}
+
+impl Thread {
+    fn new(pid: i32, tid: i32, maps: usize) -> Thread {
+        Thread {
+            pid,
+            tid,
+            ppid: -1,
+            cpu: -1,
+            exited: false,
+            comms: vec![Comm {
+                comm: format!(":{tid}").into(),
+                start: 0,
+                exec: false,
+            }],
+            comm_set: false,
+            maps,
+        }
+    }
+
+    /// The current comm (perf's `thread__comm_str`).
+    pub fn comm(&self) -> &str {
+        self.comms.last().map_or("", |c| &c.comm)
+    }
+
+    /// The comm the thread had at `time`: the newest one set at or
+    /// before it (perf's `thread__comm_by_time`... the oldest if none).
+    pub fn comm_at(&self, time: u64) -> &str {
+        self.comms
+            .iter()
+            .rev()
+            .find(|c| c.start <= time)
+            .or_else(|| self.comms.first())
+            .map_or("", |c| &c.comm)
+    }
+
+    /// Every comm, oldest first.
+    pub fn comms(&self) -> &[Comm] {
+        &self.comms
+    }
+
+    /// True once a COMM (or a FORK from a named parent) has named it.
+    pub fn comm_set(&self) -> bool {
+        self.comm_set
+    }
+
+    /// perf's `__thread__set_comm`.
+    fn set_comm(&mut self, comm: Arc<str>, start: u64, exec: bool) {
+        if self.comm_set {
+            self.comms.push(Comm { comm, start, exec });
+        } else if let Some(first) = self.comms.last_mut() {
+            // Override the :tid placeholder.
+            first.comm = comm;
+            first.start = start;
+            first.exec |= exec;
+        }
+        self.comm_set = true;
+    }
+}
+
+/// The machine: threads, their maps, the kernel's maps, build ids.
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    // Looked up for every sample a handler resolves: SipHash was 7 % of a
+    // drain of a 1 M-sample file (perf record), this hasher ~1 %.
+    threads: HashMap<i32, Thread, BuildHasherDefault<IdHasher>>,
+    maps: Vec<Maps>,
+    kernel_maps: Maps,
+    build_ids: Vec<BuildId>,
+    /// A COMM with `PERF_RECORD_MISC_COMM_EXEC` was seen (perf's
+    /// `machine->comm_exec`).
+    pub comm_exec: bool,
+}
+
+impl Machine {
+    /// perf's `machine__find_thread`: the thread with id `tid` (threads
+    /// are found by tid; `pid` is not used). For a process's main thread,
+    /// pass its pid as `tid`.
+    pub fn find_thread(&self, pid: i32, tid: i32) -> Option<&Thread> {
+        let _ = pid;
+        self.threads.get(&tid)
+    }
+
+    /// Every thread, in no particular order.
+    pub fn threads(&self) -> impl Iterator<Item = &Thread> {
+        self.threads.values()
+    }
+
+    /// The maps of a thread's process.
+    pub fn maps(&self, thread: &Thread) -> &Maps {
+        static EMPTY: Maps = Maps::EMPTY;
+        self.maps.get(thread.maps).unwrap_or(&EMPTY)
+    }
+
+    /// The kernel's maps (`[kernel.kallsyms]_text`, modules, BPF programs).
+    pub fn kernel_maps(&self) -> &Maps {
+        &self.kernel_maps
+    }
+
+    /// The build ids of the file (its `HEADER_BUILD_ID` feature and
+    /// `PERF_RECORD_HEADER_BUILD_ID` records).
+    pub fn build_ids(&self) -> &[BuildId] {
+        &self.build_ids
+    }
+
+    pub(crate) fn add_build_ids(&mut self, ids: impl IntoIterator<Item = BuildId>) {
+        self.build_ids.extend(ids);
+    }
+
+    fn new_maps(&mut self) -> usize {
+        self.maps.push(Maps::default());
+        self.maps.len() - 1
+    }
+
+    /// perf's `__machine__findnew_thread`.
+    pub(crate) fn findnew_thread(&mut self, pid: i32, tid: i32) -> &mut Thread {
+        if self.threads.contains_key(&tid) {
+            self.update_thread_pid(tid, pid);
+        } else {
+            // thread__init_maps: own maps, or the leader's (created too).
+            let maps = if pid == tid || pid == -1 {
+                self.new_maps()
+            } else {
+                let leader = self.findnew_thread(pid, pid);
+                leader.maps
+            };
+            self.threads.insert(tid, Thread::new(pid, tid, maps));
+        }
+        self.threads
+            .entry(tid)
+            .or_insert_with(|| Thread::new(pid, tid, 0))
+    }
+
+    /// perf's `machine__update_thread_pid`: a thread whose pid was unknown
+    /// joins its leader's maps.
+    fn update_thread_pid(&mut self, tid: i32, pid: i32) {
+        let Some(th) = self.threads.get(&tid) else {
+            return;
+        };
+        if pid == th.pid || pid == -1 || th.pid != -1 {
+            return;
+        }
+        let own = th.maps;
+        if let Some(th) = self.threads.get_mut(&tid) {
+            th.pid = pid;
+        }
+        if pid == tid {
+            return;
+        }
+        let leader = self.findnew_thread(pid, pid).maps;
+        if let Some(th) = self.threads.get_mut(&tid) {
+            if own != leader {
+                th.maps = leader;
+            }
+        }
+    }
+
+    /// The idle task perf registers before processing (`swapper`, 0/0).
+    pub(crate) fn register_idle_thread(&mut self) {
+        self.findnew_thread(0, 0)
+            .set_comm("swapper".into(), 0, false);
+    }
+
+    /// Takes in a side-band record (after it was parsed): COMM, FORK,
+    /// EXIT, MMAP, MMAP2, KSYMBOL. Other records change nothing.
+    pub(crate) fn process(&mut self, rec: &Record, bytes_of: &[u8]) {
+        let misc = rec.header.misc;
+        match (&rec.body, rec.header.type_) {
+            (Body::Comm { pid, tid, comm }, _) => {
+                let exec = misc & PERF_RECORD_MISC_COMM_EXEC != 0;
+                self.comm_exec |= exec;
+                let name: Arc<str> = String::from_utf8_lossy(bytes(bytes_of, comm)).into();
+                self.findnew_thread(*pid as i32, *tid as i32)
+                    .set_comm(name, rec.sample.time, exec);
+            }
+            (
+                Body::Task {
+                    pid,
+                    ppid,
+                    tid,
+                    ptid,
+                    ..
+                },
+                PERF_RECORD_FORK,
+            ) => {
+                let clone_maps = misc & PERF_RECORD_MISC_FORK_EXEC == 0;
+                self.fork(
+                    *pid as i32,
+                    *tid as i32,
+                    *ppid as i32,
+                    *ptid as i32,
+                    rec.sample.time,
+                    clone_maps,
+                );
+            }
+            (Body::Task { tid, .. }, PERF_RECORD_EXIT) => {
+                if let Some(t) = self.threads.get_mut(&(*tid as i32)) {
+                    t.exited = true;
+                }
+            }
+            (
+                Body::Mmap {
+                    pid,
+                    tid,
+                    start,
+                    len,
+                    pgoff,
+                    filename,
+                },
+                _,
+            ) => {
+                let prot = if misc & PERF_RECORD_MISC_MMAP_DATA == 0 {
+                    libc::PROT_EXEC as u32
+                } else {
+                    0
+                };
+                let map = Map {
+                    start: *start,
+                    end: start.wrapping_add(*len),
+                    pgoff: *pgoff,
+                    filename: String::from_utf8_lossy(bytes(bytes_of, filename)).into(),
+                    file: MapFile::Unknown,
+                    prot,
+                    flags: 0,
+                    misc,
+                };
+                self.insert_map(*pid as i32, *tid as i32, map);
+            }
+            (
+                Body::Mmap2 {
+                    pid,
+                    tid,
+                    start,
+                    len,
+                    pgoff,
+                    file,
+                    prot,
+                    flags,
+                    filename,
+                },
+                _,
+            ) => {
+                let file = match *file {
+                    Mmap2File::Inode {
+                        maj,
+                        min,
+                        ino,
+                        ino_generation,
+                    } => MapFile::Inode {
+                        maj,
+                        min,
+                        ino,
+                        ino_generation,
+                    },
+                    Mmap2File::BuildId { size, build_id } => MapFile::BuildId(
+                        build_id
+                            .get(..usize::from(size))
+                            .unwrap_or_default()
+                            .to_vec(),
+                    ),
+                };
+                let map = Map {
+                    start: *start,
+                    end: start.wrapping_add(*len),
+                    pgoff: *pgoff,
+                    filename: String::from_utf8_lossy(bytes(bytes_of, filename)).into(),
+                    file,
+                    prot: *prot,
+                    flags: *flags,
+                    misc,
+                };
+                self.insert_map(*pid as i32, *tid as i32, map);
+            }
+            (Body::Other { body }, PERF_RECORD_KSYMBOL) => {
+                self.ksymbol(bytes(bytes_of, body), misc)
+            }
+            _ => {}
+        }
+    }
+
+    fn insert_map(&mut self, pid: i32, tid: i32, map: Map) {
+        let cpumode = map.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+        if cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL {
+            self.kernel_maps.insert(map);
+            return;
+        }
+        let maps = self.findnew_thread(pid, tid).maps;
+        if let Some(m) = self.maps.get_mut(maps) {
+            m.insert(map);
+        }
+    }
+
+    /// KSYMBOL: `{ u64 addr; u32 len; u16 ksym_type; u16 flags; char name[]; }`;
+    /// flags bit 0 is `PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER`.
+    fn ksymbol(&mut self, body: &[u8], misc: u16) {
+        let ne = crate::endian::Endian::NATIVE;
+        let (Some(addr), Some(len), Some(flags)) =
+            (ne.u64_at(body, 0), ne.u32_at(body, 8), ne.u16_at(body, 14))
+        else {
+            return;
+        };
+        if flags & 1 != 0 {
+            self.kernel_maps.remove(addr);
+            return;
+        }
+        let name = body.get(16..).unwrap_or_default();
+        let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+        self.kernel_maps.insert(Map {
+            start: addr,
+            end: addr.wrapping_add(u64::from(len)),
+            pgoff: 0,
+            filename: String::from_utf8_lossy(name.get(..end).unwrap_or_default()).into(),
+            file: MapFile::Unknown,
+            prot: libc::PROT_EXEC as u32,
+            flags: 0,
+            misc,
+        });
+    }
+
+    /// perf's `machine__process_fork_event`.
+    fn fork(&mut self, pid: i32, tid: i32, ppid: i32, ptid: i32, time: u64, clone_maps: bool) {
+        let existing = self.threads.contains_key(&tid);
+        if self.findnew_thread(ppid, ptid).pid != ppid {
+            // An erroneous parent (lost or out-of-order records): replace it.
+            self.threads.remove(&ptid);
+            self.findnew_thread(ppid, ptid);
+        }
+        if existing {
+            self.threads.remove(&tid);
+        }
+        self.findnew_thread(pid, tid);
+        let Some(parent) = self.threads.get(&ptid) else {
+            return;
+        };
+        let (parent_comm, parent_set, parent_pid, parent_maps, parent_tid) = (
+            parent.comms.last().map(|c| Arc::clone(&c.comm)),
+            parent.comm_set,
+            parent.pid,
+            parent.maps,
+            parent.tid,
+        );
+        let Some(child) = self.threads.get_mut(&tid) else {
+            return;
+        };
+        if parent_set {
+            if let Some(c) = parent_comm {
+                child.set_comm(c, time, false);
+            }
+        }
+        child.ppid = parent_tid;
+        let child_maps = child.maps;
+        // thread__clone_maps: a thread of the same process shares them; a
+        // new process gets a copy.
+        if child.pid != parent_pid && child_maps != parent_maps && clone_maps {
+            let copy = self.maps.get(parent_maps).cloned().unwrap_or_default();
+            if let Some(m) = self.maps.get_mut(child_maps) {
+                for map in copy.iter() {
+                    m.insert(Map::clone(map));
+                }
+            }
+        }
+    }
+}
+
+/// The machine as the session shares it: the session changes it only
+/// between handler calls, so a handler (or a Python `find_thread` called
+/// from one) can lock it.
+#[derive(Debug, Clone, Default)]
+pub struct MachineRef(Arc<Mutex<Machine>>);
+
+impl MachineRef {
+    /// The machine (a panicking holder cannot leave it half-changed: every
+    /// change is made under one lock and completes).
+    pub fn lock(&self) -> MutexGuard<'_, Machine> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+#[path = "machine_tests.rs"]
+mod tests;

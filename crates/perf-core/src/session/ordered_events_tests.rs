@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! perf's ordering rules on hand-made timestamps.
+
+use super::*;
+
+/// Queues `times` (one byte each, the byte its position), returning what
+/// each flush delivered as (time, position).
+struct Q {
+    oe: OrderedEvents,
+    n: usize,
+}
+
+impl Q {
+    fn new(cap: usize) -> Q {
+        Q {
+            oe: OrderedEvents::new(cap),
+            n: 0,
+        }
+    }
+
+    /// Queues; a record without a timestamp comes back at once.
+    fn queue(&mut self, times: &[u64]) -> Vec<(u64, usize)> {
+        let mut now = Vec::new();
+        for &t in times {
+            let rec = [self.n as u8; 40];
+            match self.oe.queue(t, &rec, 0, 0, self.n as u64) {
+                Queue::Queued => {}
+                Queue::Now => now.push((t, self.n)),
+                Queue::Full => panic!("full"),
+            }
+            self.n += 1;
+        }
+        now
+    }
+
+    fn flush(&mut self, how: Flush) -> Vec<(u64, usize)> {
+        let mut out = Vec::new();
+        self.oe
+            .flush::<()>(how, |q, rec| {
+                assert_eq!(rec, &[q.offset as u8; 40], "the record's own bytes");
+                out.push((q.time, q.offset as usize));
+                Ok(())
+            })
+            .unwrap();
+        out
+    }
+}
+
+fn times(v: &[(u64, usize)]) -> Vec<u64> {
+    v.iter().map(|&(t, _)| t).collect()
+}
+
+#[test]
+fn two_round_window() {
+    let mut q = Q::new(1 << 20);
+    // Round 1: next_flush is 0, nothing is delivered; it becomes max = 4.
+    q.queue(&[1, 2, 4, 3]);
+    assert!(q.flush(Flush::Round).is_empty());
+    // Round 2: deliver <= 4, then next_flush = 7.
+    q.queue(&[5, 3, 7, 6]);
+    assert_eq!(times(&q.flush(Flush::Round)), [1, 2, 3, 3, 4]);
+    // Round 3: <= 7.
+    q.queue(&[9, 8, 10]);
+    assert_eq!(times(&q.flush(Flush::Round)), [5, 6, 7]);
+    assert_eq!(times(&q.flush(Flush::Final)), [8, 9, 10]);
+    assert_eq!(q.oe.unordered, 0);
+}
+
+#[test]
+fn equal_times_keep_queue_order_and_untimed_records_come_at_once() {
+    let mut q = Q::new(1 << 20);
+    assert_eq!(q.queue(&[5, 0, 5, u64::MAX, 3, 5]), [(0, 1), (u64::MAX, 3)]);
+    assert_eq!(q.flush(Flush::Final), [(3, 4), (5, 0), (5, 2), (5, 5)]);
+}
+
+#[test]
+fn an_empty_round_keeps_next_flush() {
+    let mut q = Q::new(1 << 20);
+    q.queue(&[10, 20]);
+    assert!(q.flush(Flush::Round).is_empty()); // next_flush = 20
+    assert_eq!(times(&q.flush(Flush::Round)), [10, 20]); // next_flush = max = 20
+    assert!(q.flush(Flush::Round).is_empty()); // empty: next_flush stays 20
+                                               // The queue emptied, so the max restarts from the next record.
+    q.queue(&[15, 30]);
+    assert_eq!(times(&q.flush(Flush::Round)), [15]);
+    q.queue(&[25]);
+    assert_eq!(times(&q.flush(Flush::Round)), [25, 30]);
+}
+
+#[test]
+fn late_records_are_counted_and_still_delivered() {
+    let mut q = Q::new(1 << 20);
+    q.queue(&[10, 20]);
+    q.flush(Flush::Round);
+    assert_eq!(times(&q.flush(Flush::Round)), [10, 20]);
+    q.queue(&[15, 30]);
+    assert_eq!(q.oe.unordered, 1);
+    assert_eq!(times(&q.flush(Flush::Final)), [15, 30]);
+}
+
+#[test]
+fn the_cap_flushes_the_older_half() {
+    // Room for about 10 records of 40 bytes plus their entries.
+    let entry = std::mem::size_of::<Queued>() + 40;
+    let mut oe = OrderedEvents::new(1 << 16);
+    oe.cap = 10 * entry;
+    let mut full_at = None;
+    for t in 1..=20u64 {
+        if oe.queue(t * 10, &[0; 40], 0, 0, t) == Queue::Full {
+            full_at = Some(t);
+            break;
+        }
+    }
+    assert_eq!(full_at, Some(11));
+    let mut got = Vec::new();
+    oe.flush::<()>(Flush::Half, |q, _| {
+        got.push(q.time);
+        Ok(())
+    })
+    .unwrap();
+    // first 10, last 100: flush up to 10 + 90 / 2 = 55.
+    assert_eq!(got, [10, 20, 30, 40, 50]);
+    assert_eq!(oe.half_flushes, 1);
+    assert_eq!(oe.queue(110, &[0; 40], 0, 0, 11), Queue::Queued);
+    assert!(oe.peak_bytes <= 10 * entry);
+}
+
+#[test]
+fn a_failed_delivery_keeps_the_rest() {
+    let mut oe = OrderedEvents::new(1 << 20);
+    for t in [1u64, 2, 3] {
+        oe.queue(t, &[t as u8], 0, 0, t);
+    }
+    let mut seen = Vec::new();
+    let r = oe.flush(Flush::Final, |q, _| {
+        seen.push(q.time);
+        if q.time == 2 {
+            Err("stop")
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(r, Err("stop"));
+    assert_eq!(seen, [1, 2]);
+    let mut rest = Vec::new();
+    oe.flush::<()>(Flush::Final, |q, rec| {
+        rest.push((q.time, rec.to_vec()));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rest, [(2, vec![2]), (3, vec![3])]);
+}
+
+#[test]
+fn equal_times_keep_queue_order_in_a_big_queue() {
+    // Enough records, in a mixed order, for an unstable sort to reorder
+    // equal keys.
+    let mut q = Q::new(1 << 20);
+    let times: Vec<u64> = (0..400u64).map(|i| 1 + (i * 7919) % 5).collect();
+    q.queue(&times);
+    let got = q.flush(Flush::Final);
+    let mut want: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
+    want.sort_by_key(|&(t, _)| t);
+    assert_eq!(got, want);
+}
