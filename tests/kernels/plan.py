@@ -11,12 +11,15 @@ tests/kernels/guest.py follows in each guest.
   reused.
 * `rows_newer_than(release)`: every attr row the release lacks, with the
   `perf.evsel` keywords that set it and what the kernel must answer.
+* `debs(releases)`: the Debian packages for `releases` (scripts/deb.sh into
+  build/kernels/deb, or the directory $PERF_TEST_DEBS names).
 * `rust_tests()`: perf-core's unit-test binary (tests_real.rs runs in guests).
 """
 
 import errno
 import json
 import os
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -56,12 +59,24 @@ def _newest_source():
     return max(p.stat().st_mtime for p in paths if p.is_file())
 
 
-def build(release):
-    """The directory holding perf.abi3.so and perf-python.toml for `release`."""
-    out = RELEASES_OUT / release
+def _fresh(out):
     so, manifest = out / "perf.abi3.so", out / "perf-python.toml"
-    if not (so.exists() and manifest.exists() and so.stat().st_mtime > _newest_source()):
-        _sh([REPO / "scripts" / "build.sh", release])
+    return so.exists() and manifest.exists() and so.stat().st_mtime > _newest_source()
+
+
+def build(release):
+    """The directory holding perf.abi3.so and perf-python.toml for `release`:
+    reused while fresh, else `make build`'s (build/releases) when that is
+    for this release and fresh, else built."""
+    out = RELEASES_OUT / release
+    made = REPO / "build" / "releases" / release
+    if not _fresh(out):
+        if _fresh(made):
+            out.mkdir(parents=True, exist_ok=True)
+            for name in ("perf.abi3.so", "perf-python.toml"):
+                shutil.copy2(made / name, out / name)
+        else:
+            _sh([REPO / "scripts" / "build.sh", release])
     return out
 
 
@@ -151,3 +166,20 @@ def rust_tests():
                 and msg["target"]["name"] == "perf_core":
             return msg["executable"]
     raise StageFailed("cargo test --no-run named no perf_core test binary")
+
+
+def debs(releases):
+    """The .debs (no -dbgsym) built by scripts/deb.sh for `releases`."""
+    given = os.environ.get("PERF_TEST_DEBS")
+    out = Path(given) if given else OUT / "deb"
+    if not given:
+        env = dict(os.environ, PERF_PYTHON_RELEASES=" ".join(dict.fromkeys(releases)),
+                   PERF_PYTHON_DEB_OUT=str(out))
+        p = subprocess.run([str(REPO / "scripts" / "deb.sh")], cwd=REPO, env=env,
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise StageFailed(f"scripts/deb.sh failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    found = sorted(d for d in out.glob("*.deb") if "-dbgsym_" not in d.name)
+    if not found:
+        raise StageFailed(f"no packages in {out}")
+    return found

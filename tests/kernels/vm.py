@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 KERNELS_SH = REPO / "scripts" / "kernels.sh"
 KERNELS_TXT = REPO / "tests" / "kernels" / "kernels.txt"
-# How long a boot may take before the command starts, and the whole run:
+# How long a boot may take before the command starts, and the command:
 # generous, because TCG on a busy 2-core machine is slow (docs/kernels.md).
 BOOT_TIMEOUT = 300
 TIMEOUT = 900
@@ -125,7 +125,8 @@ def boot(release, command, *, cpus=2, memory="2G", files=None, overlays=(),
     """Boots `release` with `cpus` CPUs and runs the shell `command` in it as
     root, from its run directory (exported as $RUN, readable and writable by
     the guest; `files` {name: text} are put there first). `overlays` are host
-    directories the guest may write to without the host seeing it.
+    directories the guest may write to without the host seeing it. The boot
+    may take `boot_timeout` seconds, the command `timeout` more.
 
     Returns a GuestRun, whose `files` holds the text of every other file the
     command left in $RUN. Raises Unavailable if a tool or the image is
@@ -157,30 +158,19 @@ def boot(release, command, *, cpus=2, memory="2G", files=None, overlays=(),
 def _watch(release, cpus, cmd, run, boot_timeout, timeout, given):
     console_path = run / "console.log"
     start = time.monotonic()
-    booted_at = None
-    timed_out = False
     with open(console_path, "w") as console:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=console,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-        while proc.poll() is None:
-            time.sleep(0.5)
-            elapsed = time.monotonic() - start
-            if booted_at is None and (run / "booted").exists():
-                booted_at = elapsed
-            if booted_at is None and elapsed > boot_timeout:
-                _stop(proc)
-                raise BootFailed(f"{release} did not boot within {boot_timeout} s:\n"
-                                 + _read(console_path)[-2000:])
-            if elapsed > timeout:
-                timed_out = True
-                _stop(proc)
+        try:
+            booted_at, timed_out = _wait(proc, run, start, boot_timeout, timeout)
+        except BaseException:  # the test run interrupted
+            _stop(proc)
+            raise
     seconds = time.monotonic() - start
     console_text = _read(console_path)
-    if not (run / "booted").exists():
-        raise BootFailed(f"{release} did not boot (vng exit status {proc.returncode}):\n"
-                         + console_text[-2000:])
     if booted_at is None:
-        booted_at = seconds
+        why = f"within {boot_timeout} s" if timed_out else f"(vng exit status {proc.returncode})"
+        raise BootFailed(f"{release} did not boot {why}:\n" + console_text[-2000:])
     rc_text = _read(run / "rc").strip()
     skip = given | {"guest.sh", "booted", "stdout", "stderr", "rc", "rc.tmp", "console.log"}
     files = {p.name: _read(p) for p in run.iterdir() if p.is_file() and p.name not in skip}
@@ -188,3 +178,21 @@ def _watch(release, cpus, cmd, run, boot_timeout, timeout, given):
                     stdout=_read(run / "stdout"), stderr=_read(run / "stderr"),
                     console=console_text, boot_seconds=booted_at, seconds=seconds,
                     timed_out=timed_out, files=files)
+
+
+def _wait(proc, run, start, boot_timeout, timeout):
+    """Waits for vng to end, stopping it when the boot or the command takes
+    too long. Returns (seconds until `booted` appeared or None, timed out)."""
+    booted_at = None
+    while proc.poll() is None:
+        time.sleep(0.5)
+        elapsed = time.monotonic() - start
+        if booted_at is None and (run / "booted").exists():
+            booted_at = elapsed
+        limit = boot_timeout if booted_at is None else booted_at + timeout
+        if elapsed > limit:
+            _stop(proc)
+            return booted_at, True
+    if booted_at is None and (run / "booted").exists():
+        booted_at = time.monotonic() - start
+    return booted_at, False
