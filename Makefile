@@ -44,7 +44,7 @@ test-python: build
 # QEMU cannot boot them. test-kernels adds the .debs installed with dpkg in
 # each guest, the other CPU count and the side-by-side suite on 6.1.
 test-kernels-quick:
-	$(PYTHON) -m pytest -q -rs tests/kernels/test_quick.py
+	$(PYTHON) -m pytest -q -rs tests/kernels/test_quick.py tests/kernels/test_vm.py
 
 test-kernels: setup
 	PERF_TEST_KERNELS=full $(PYTHON) -m pytest -q -rs tests/kernels

@@ -6,18 +6,21 @@ booted once and runs all its checks in one guest command. `make test-kernels`
 (PERF_TEST_KERNELS=full) adds test_matrix.py: the .debs installed with dpkg in
 each guest, the other CPU count, and the side-by-side suite on the 6.1 guests.
 Without QEMU, or when a guest does not boot, the tests skip with the reason;
-the summary lists every boot and how long it took.
+the summary lists every boot and how long it took. After one boot failure
+the other guests skip at once, naming it.
 """
 
 import json
 import shlex
-import sys
 
 import pytest
 
 from kernels import plan, vm
 
 _boots = []
+# The first boot failure: later guests skip at once instead of waiting out
+# their own boot timeouts (a machine that cannot boot one cannot boot any).
+_boot_failed = []
 
 
 def guest_run(release, plan_data, *, cpus, env, python="/usr/bin/python3", **kw):
@@ -27,14 +30,19 @@ def guest_run(release, plan_data, *, cpus, env, python="/usr/bin/python3", **kw)
     command = (f"env {exports} {python} {shlex.quote(str(vm.REPO / 'tests/kernels/guest.py'))}"
                ' "$RUN/plan.json" "$RUN/result.json"')
     try:
+        if _boot_failed:
+            raise vm.Unavailable(f"an earlier guest did not boot: {_boot_failed[0]}")
         run = vm.boot(release, command, cpus=cpus, files={"plan.json": json.dumps(plan_data)}, **kw)
     except vm.Unavailable as e:
+        if isinstance(e, vm.BootFailed):
+            _boot_failed.append(str(e))
         _boots.append((release, cpus, f"skipped: {str(e).splitlines()[0]}"))
         pytest.skip(f"cannot boot {release} here: {e}")
-    _boots.append((release, cpus, f"boot {run.boot_seconds:.0f} s, checks "
-                   f"{run.seconds - run.boot_seconds:.0f} s, rc {run.rc}"
-                   + (" (timed out)" if run.timed_out else "")))
     result = json.loads(run.files.get("result.json") or "{}")
+    steps = ", ".join(f"{name} {s['seconds']:.0f} s" for name, s in result.get("steps", {}).items())
+    _boots.append((release, cpus, f"boot {run.boot_seconds:.0f} s, checks "
+                   f"{run.seconds - run.boot_seconds:.0f} s ({steps}), rc {run.rc}"
+                   + (" (timed out)" if run.timed_out else "")))
     return run, result
 
 
@@ -78,11 +86,3 @@ def pytest_terminal_summary(terminalreporter):
         for release, cpus, what in _boots:
             terminalreporter.write_line(f"{release} ({cpus} CPU{'s' if cpus > 1 else ''}): {what}")
 
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "kernels_full: the full matrix of make test-kernels")
-
-
-def python_running_tests():
-    """The interpreter running pytest (it has pytest; the guest sees it too)."""
-    return sys.executable

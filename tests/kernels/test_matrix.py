@@ -7,8 +7,12 @@ test_quick.py's one boot per kernel:
   dpkg database and /usr are untouched) and a plain /usr/bin/python3
   `import perf` that loads the guest's exact build without a warning,
   perf-python-info, and the seed case with the other CPU count (1 <-> 3);
-* on each 6.1 guest, the kernel Debian's C module (linux-perf 6.1) was built
-  for: the side-by-side suite, tests/sidebyside, ours against the C module.
+* on the newest 6.1 guest, the kernel Debian's C module (linux-perf 6.1) was
+  built for: the side-by-side suite, tests/sidebyside, ours against the C
+  module (26 minutes under TCG; the module's behaviour does not differ between
+  6.1 ABIs, which the quick set covers). Two tests that count the samples of
+  a 0.3 s workload against fixed floors (>100, >1000) are left out: TCG runs
+  the workload several times slower, and both modules fall short alike.
 """
 
 import json
@@ -25,7 +29,8 @@ pytestmark = pytest.mark.skipif(
     os.environ.get("PERF_TEST_KERNELS") != "full",
     reason="the full kernel matrix runs under make test-kernels (PERF_TEST_KERNELS=full)")
 
-C_MODULE_KERNELS = [k for k in KERNELS if k.startswith("6.1.")]
+C_MODULE_KERNELS = [k for k in KERNELS if k.startswith("6.1.")][-1:]
+THROUGHPUT_TESTS = ("test_cpu_clock_samples", "test_records_crossing_the_end_of_the_ring")
 
 
 def other_cpus(release):
@@ -88,7 +93,8 @@ def sidebyside_guest(request, staged):
         print(f"linux-source scripts not fetched: {e}")
     release = request.param
     data = {"steps": ["sidebyside"], "root": str(staged), "repo": str(vm.REPO),
-            "pytest_python": sys.executable, "sidebyside": ["tests/sidebyside"]}
+            "pytest_python": sys.executable,
+            "sidebyside": ["tests/sidebyside", "-k", " and ".join(f"not {t}" for t in THROUGHPUT_TESTS)]}
     run, result = guest_run(release, data, cpus=2, env=staged_env(staged),
                             overlays=(vm.REPO,), timeout=5400)
     assert run.rc == 0 and not run.timed_out, run.describe()
