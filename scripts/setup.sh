@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs what the build and the tests need, idempotently and quietly:
 # Debian packages (the kernel's C module as the test oracle, the system python3,
-# packaging tools), Python test tools, and the tracefs mount.
+# packaging tools, QEMU for the real-kernel tests), Python test tools, the
+# tracefs mount, and the Debian kernel images tests/kernels boots
+# (scripts/kernels.sh, cached outside the checkout).
 set -euo pipefail
 
 say() { printf 'setup: %s\n' "$*"; }
 
-apt_pkgs=(linux-perf python3 python3-dev debhelper dh-python dpkg-dev lintian fakeroot strace valgrind)
+apt_pkgs=(linux-perf python3 python3-dev debhelper dh-python dpkg-dev lintian fakeroot strace valgrind
+          qemu-system-x86 busybox-static kmod)
 missing=()
 for p in "${apt_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -20,10 +23,11 @@ if ((${#missing[@]})); then
 fi
 
 PY=${PYTHON:-python3}
-pip_pkgs=(pytest hypothesis mypy)
+# module to import: package to install (virtme-ng boots the kernels of tests/kernels).
+pip_pkgs=(pytest:pytest hypothesis:hypothesis mypy:mypy virtme_ng:virtme-ng)
 need_pip=()
 for p in "${pip_pkgs[@]}"; do
-    "$PY" -c "import $p" 2>/dev/null || need_pip+=("$p")
+    "$PY" -c "import ${p%%:*}" 2>/dev/null || need_pip+=("${p#*:}")
 done
 if ((${#need_pip[@]})); then
     say "installing Python packages for $PY: ${need_pip[*]}"
@@ -35,3 +39,6 @@ if [ ! -e /sys/kernel/tracing/events ]; then
     mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null \
         || say "warning: could not mount tracefs at /sys/kernel/tracing"
 fi
+
+# The real kernels tests/kernels boots (about 70 MB each to download, once).
+"$(dirname "$0")/kernels.sh" || say "warning: could not fetch the kernel images (tests/kernels will skip)"

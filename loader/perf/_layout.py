@@ -28,19 +28,33 @@ def _decimal(s):
     return s != "" and s.strip(_DIGITS) == ""
 
 
+def _suite(s):
+    """``bpo`` or ``debV``: the suite tag of Debian's backports and +debV ABIs."""
+    return s == "bpo" or (s.startswith("deb") and _decimal(s[3:]))
+
+
 def abi_of(release: str) -> "tuple[str, str | None]":
-    """``6.8.0-31-generic`` -> (``6.8.0-31``, ``generic``); a release that is
-    not ``X.Y.Z-N-flavour`` is its own ABI with no flavour.
+    """``6.8.0-31-generic`` -> (``6.8.0-31``, ``generic``),
+    ``6.12.111+deb12-amd64`` -> (``6.12.111+deb12``, ``amd64``),
+    ``4.19.0-0.bpo.6-amd64`` -> (``4.19.0-0.bpo.6``, ``amd64``); a release of
+    another shape is its own ABI with no flavour.
 
     Mirrors perf-abi's KernelRelease::parse; tests/loader compares the two.
     """
     release = release.strip(_WHITESPACE)
-    parts = release.split("-", 2)
-    if len(parts) == 3:
-        upstream, abinum, flavour = parts
-        nums = upstream.split(".")
-        if len(nums) == 3 and all(_decimal(n) for n in nums) and _decimal(abinum) and flavour:
-            return f"{upstream}-{abinum}", flavour
+    cut = min((i for i in (release.find("-"), release.find("+")) if i >= 0), default=-1)
+    if cut < 0:
+        return release, None
+    nums = release[:cut].split(".")
+    abiname, dash, flavour = release[cut + 1:].partition("-")
+    if release[cut] == "+":
+        known = _suite(abiname)
+    else:
+        parts = abiname.split(".")
+        known = _decimal(abiname) or (
+            len(parts) == 3 and _decimal(parts[0]) and _suite(parts[1]) and _decimal(parts[2]))
+    if len(nums) == 3 and all(_decimal(n) for n in nums) and known and dash and flavour:
+        return release[:cut + 1 + len(abiname)], flavour
     return release, None
 
 

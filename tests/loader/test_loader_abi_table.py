@@ -17,6 +17,11 @@ RELEASES = [
     "6.8.x-31-generic", "99999999999999999999.1.2-3-big", "6.1.0-18-amd64\n", " 6.1.0-18-amd64 ",
     "é-ü-ß", "6.8.0-٣١-generic", "6.\u00b2.0-1-generic", "4294967295.0.0-1-x", "4294967296.0.0-1-x",
     "6.1.0-18-amd64\u3000", "1.2.3-4-a-b-c",
+    # Debian's backports and its +debN ABIs (6.12 on): tests/kernels boots the 6.12 ones.
+    "6.1.0-0.deb11.17-amd64", "6.12.111+deb12-amd64", "6.12.107+deb12-amd64",
+    "6.12.38+deb13-cloud-amd64", "6.12.38+deb13-rt-amd64", "6.12.9+bpo-amd64", "6.12.38+deb13",
+    "6.12.38+deb13-", "6.12.38+deb-amd64", "6.12.0+custom-amd64", "6.1.0-0.deb11-amd64",
+    "6.12+deb13-amd64", "6.1.0-0.bpo.x-amd64", "6.12.38+deb13+x-amd64", "6.12.38-+deb13-amd64",
 ]
 
 

@@ -95,6 +95,10 @@ pub struct Feature {
     pub size: Option<u32>,
     /// First release whose header has it, as `X.Y[.Z]`.
     pub since: String,
+    /// Stable releases that got it later by a backport, as `X.Y.Z`: the
+    /// `X.Y.y` series has it from `X.Y.Z` on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stable: Vec<String>,
     /// What a throw-away software-event probe must also set so that a kernel
     /// knowing this feature accepts the attr: other rows' names, or
     /// `field=value`.
@@ -123,6 +127,22 @@ impl Feature {
         KernelVersion::parse_exact(&self.since).unwrap_or(KernelVersion::new(0, 0, 0))
     }
 
+    /// True when `version` has it: from `since` on, or in a stable series
+    /// from its backport on.
+    pub fn in_version(&self, version: KernelVersion) -> bool {
+        self.since_version() <= version || in_stable(&self.stable, version)
+    }
+
+    /// `6.13`, or `6.13 and 6.12.24` when stable releases got it later.
+    pub fn since_text(&self) -> String {
+        let mut s = self.since_version().short();
+        for backport in &self.stable {
+            s.push_str(" and ");
+            s.push_str(backport);
+        }
+        s
+    }
+
     /// The mask of this feature within its 64-bit word (flags, sample_type,
     /// read_format); 0 for fields.
     pub fn mask(&self) -> u64 {
@@ -149,6 +169,15 @@ impl Feature {
     }
 }
 
+/// True when `version` is in the series of one of `stable` (`X.Y.Z`) and not
+/// older than it.
+fn in_stable(stable: &[String], version: KernelVersion) -> bool {
+    stable
+        .iter()
+        .filter_map(|s| KernelVersion::parse_exact(s))
+        .any(|s| s.major == version.major && s.minor == version.minor && s.patch <= version.patch)
+}
+
 /// One `sizeof(struct perf_event_attr)` step.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct AttrSizeStep {
@@ -173,6 +202,10 @@ pub struct Reserved {
     /// First release where a field took it over (none: still padding).
     #[serde(default)]
     pub until: Option<String>,
+    /// Stable releases where a backported field took it over, as `X.Y.Z`
+    /// (see [`Feature::stable`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub until_stable: Vec<String>,
     /// First release whose `perf_copy_attr()` rejects it when non-zero (none:
     /// never checked while it was padding).
     #[serde(default)]
@@ -191,7 +224,7 @@ impl Reserved {
             .as_deref()
             .and_then(KernelVersion::parse_exact)
             .is_none_or(|until| version < until);
-        since <= version && before_until
+        since <= version && before_until && !in_stable(&self.until_stable, version)
     }
 
     /// True when `version` has this padding and rejects it when non-zero.
@@ -248,9 +281,7 @@ impl FeatureTable {
 
     /// The features a kernel version has, in table order.
     pub fn features_for(&self, version: KernelVersion) -> impl Iterator<Item = &Feature> {
-        self.feature
-            .iter()
-            .filter(move |f| f.since_version() <= version)
+        self.feature.iter().filter(move |f| f.in_version(version))
     }
 
     /// Looks a feature up by name.
@@ -292,7 +323,7 @@ impl FeatureTable {
         let mut v: Vec<&Feature> = self
             .feature
             .iter()
-            .filter(|f| f.kind == kind && f.mask() & value != 0 && f.since_version() > version)
+            .filter(|f| f.kind == kind && f.mask() & value != 0 && !f.in_version(version))
             .collect();
         v.sort_by_key(|f| std::cmp::Reverse(f.since_version()));
         v
@@ -309,6 +340,14 @@ mod tests {
         assert!(t.feature.len() > 80);
         for f in &t.feature {
             assert!(KernelVersion::parse_exact(&f.since).is_some(), "{}", f.name);
+            for s in &f.stable {
+                let backport = KernelVersion::parse_exact(s).expect("stable is X.Y.Z");
+                assert!(
+                    backport < f.since_version() && backport.patch > 0,
+                    "{}",
+                    f.name
+                );
+            }
             match f.kind {
                 FeatureKind::Field => assert!(f.offset.is_some() && f.size.is_some(), "{}", f.name),
                 _ => assert!(f.bit.is_some_and(|b| b < 64), "{}", f.name),
@@ -367,6 +406,10 @@ mod tests {
         assert_eq!(checked("5.4"), [(110, 2)]);
         assert_eq!(checked("5.13"), [(110, 2), (116, 4)]);
         assert_eq!(checked("6.13"), [(110, 2)]);
+        // The aux_action backport to stable 6.12.24 took __reserved_3 over.
+        assert_eq!(checked("6.12.23"), [(110, 2), (116, 4)]);
+        assert_eq!(checked("6.12.24"), [(110, 2)]);
+        assert_eq!(checked("6.11.99"), [(110, 2), (116, 4)]);
         // Padding never overlaps a field of the same release, and lies inside
         // that release's struct.
         for r in &t.reserved {

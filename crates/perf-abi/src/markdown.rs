@@ -69,7 +69,7 @@ impl FeatureTable {
                         f.offset.unwrap_or(0),
                         f.size.unwrap_or(0),
                         f.name,
-                        f.since
+                        f.since_text()
                     ),
                     _ => {
                         let bit = match f.width {
@@ -82,7 +82,7 @@ impl FeatureTable {
                             s,
                             "| {bit} | `{}` | {} | {} | {note} |",
                             f.name,
-                            f.since,
+                            f.since_text(),
                             probe_cell(f)
                         )
                     }
@@ -106,7 +106,11 @@ impl FeatureTable {
                 r.size,
                 r.name,
                 r.since,
-                r.until.as_deref().unwrap_or("-"),
+                [r.until.as_deref().unwrap_or("-")]
+                    .into_iter()
+                    .chain(r.until_stable.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
                 r.checked_since.as_deref().unwrap_or("never"),
                 r.note.as_deref().unwrap_or("")
             );

@@ -4,8 +4,13 @@
 //! Debian and Ubuntu name their kernels `X.Y.Z-N-flavour` (`6.8.0-31-generic`,
 //! `6.1.0-18-amd64`, `6.8.0-1009-aws`, `6.8.0-31-generic-64k`): every flavour of
 //! one upload shares the ABI `X.Y.Z-N`, which is what `linux-tools-<abi>` packages
-//! are named after. Any other shape (`6.18.44-fc-v595`, `5.14.0-362.el9.x86_64`,
-//! `6.12.0+`) is its own ABI with no flavour.
+//! are named after. Debian's backports add their suite to the ABI number
+//! (`4.19.0-0.bpo.6-amd64`, `6.1.0-0.deb11.17-amd64`), and from the 6.12
+//! uploads on Debian names the ABI `X.Y.Z+debN` (`6.12.111+deb12-amd64`,
+//! `6.12.38+deb13-cloud-amd64`; briefly `6.12.9+bpo-amd64`), as its
+//! `linux-headers-<abi>-common` packages are named. Any other shape
+//! (`6.18.44-fc-v595`, `5.14.0-362.el9.x86_64`, `6.12.0+`) is its own ABI with
+//! no flavour.
 //!
 //! Parsing never fails: an odd string is still a release, it just has no flavour
 //! and perhaps no version.
@@ -47,22 +52,40 @@ impl KernelRelease {
 }
 
 /// `X.Y.Z-N-flavour` → (`X.Y.Z-N`, `flavour`), where X, Y, Z and N are decimal
-/// numbers and the flavour is non-empty.
+/// numbers (N may be a backport's `0.bpo.K` or `0.debV.K`) and the flavour is
+/// non-empty; `X.Y.Z+debV-flavour` (or `+bpo`) → (`X.Y.Z+debV`, `flavour`).
 fn split_debian_style(release: &str) -> Option<(&str, &str)> {
-    let mut parts = release.splitn(3, '-');
-    let upstream = parts.next()?;
-    let abinum = parts.next()?;
-    let flavour = parts.next()?;
+    let upstream_len = release.find(['-', '+'])?;
+    let (upstream, rest) = release.split_at(upstream_len);
     let numbers: Vec<&str> = upstream.split('.').collect();
-    let all_decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if numbers.len() != 3 || !numbers.iter().all(|n| all_decimal(n)) {
+    if numbers.len() != 3 || !numbers.iter().all(|n| decimal(n)) {
         return None;
     }
-    if !all_decimal(abinum) || flavour.is_empty() {
+    let (abiname, flavour) = rest.get(1..)?.split_once('-')?;
+    let known = if rest.starts_with('+') {
+        debian_suite(abiname)
+    } else {
+        decimal(abiname) || backport_abiname(abiname)
+    };
+    if !known || flavour.is_empty() {
         return None;
     }
-    let abi_len = upstream.len() + 1 + abinum.len();
-    Some((&release[..abi_len], flavour))
+    Some((&release[..upstream_len + 1 + abiname.len()], flavour))
+}
+
+fn decimal(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `bpo` or `debV`: the suite tag of Debian's backports and `+debV` ABIs.
+fn debian_suite(s: &str) -> bool {
+    s == "bpo" || s.strip_prefix("deb").is_some_and(decimal)
+}
+
+/// `0.bpo.K` or `0.debV.K`: the ABI number of a Debian backport.
+fn backport_abiname(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    matches!(parts.as_slice(), [n, suite, k] if decimal(n) && debian_suite(suite) && decimal(k))
 }
 
 #[cfg(test)]
@@ -118,10 +141,67 @@ mod tests {
         ("6.8.0-31-", "6.8.0-31-", None, Some("6.8.0")),
         (
             "4.19.0-0.bpo.6-amd64",
-            "4.19.0-0.bpo.6-amd64",
-            None,
+            "4.19.0-0.bpo.6",
+            Some("amd64"),
             Some("4.19.0"),
         ),
+        (
+            "6.1.0-0.deb11.17-amd64",
+            "6.1.0-0.deb11.17",
+            Some("amd64"),
+            Some("6.1.0"),
+        ),
+        (
+            "6.12.111+deb12-amd64",
+            "6.12.111+deb12",
+            Some("amd64"),
+            Some("6.12.111"),
+        ),
+        (
+            "6.12.107+deb12-amd64",
+            "6.12.107+deb12",
+            Some("amd64"),
+            Some("6.12.107"),
+        ),
+        (
+            "6.12.38+deb13-cloud-amd64",
+            "6.12.38+deb13",
+            Some("cloud-amd64"),
+            Some("6.12.38"),
+        ),
+        (
+            "6.12.38+deb13-rt-amd64",
+            "6.12.38+deb13",
+            Some("rt-amd64"),
+            Some("6.12.38"),
+        ),
+        (
+            "6.12.9+bpo-amd64",
+            "6.12.9+bpo",
+            Some("amd64"),
+            Some("6.12.9"),
+        ),
+        ("6.12.38+deb13", "6.12.38+deb13", None, Some("6.12.38")),
+        ("6.12.38+deb13-", "6.12.38+deb13-", None, Some("6.12.38")),
+        (
+            "6.12.38+deb-amd64",
+            "6.12.38+deb-amd64",
+            None,
+            Some("6.12.38"),
+        ),
+        (
+            "6.12.0+custom-amd64",
+            "6.12.0+custom-amd64",
+            None,
+            Some("6.12.0"),
+        ),
+        (
+            "6.1.0-0.deb11-amd64",
+            "6.1.0-0.deb11-amd64",
+            None,
+            Some("6.1.0"),
+        ),
+        ("6.12+deb13-amd64", "6.12+deb13-amd64", None, Some("6.12.0")),
         ("6", "6", None, None),
         ("", "", None, None),
         ("-", "-", None, None),

@@ -59,21 +59,19 @@ impl Lack {
         }
     }
 
-    /// `'defer_callchain' (added in Linux 6.19)`. With the kernel's version,
-    /// a feature older than the kernel is said to be configured out.
+    /// `'defer_callchain' (added in Linux 6.19)`, `'aux_pause' (added in
+    /// Linux 6.13 and 6.12.24)`. With the kernel's version, a feature the
+    /// table gives that release is said to be configured out.
     pub fn describe(&self, kernel: Option<KernelVersion>) -> String {
         match *self {
-            Lack::Feature(f) => {
-                let since = f.since_version();
-                match kernel {
-                    Some(v) if v >= since => format!(
-                        "'{}' (added in Linux {}, but configured out or not backported here)",
-                        f.name,
-                        since.short()
-                    ),
-                    _ => format!("'{}' (added in Linux {})", f.name, since.short()),
-                }
-            }
+            Lack::Feature(f) => match kernel {
+                Some(v) if f.in_version(v) => format!(
+                    "'{}' (added in Linux {}, but configured out or not backported here)",
+                    f.name,
+                    f.since_text()
+                ),
+                _ => format!("'{}' (added in Linux {})", f.name, f.since_text()),
+            },
             Lack::UnknownBit { .. } => format!("{} (no Linux release has it)", self.name()),
             Lack::Reserved(r) => format!("'{}' (padding that must be zero)", r.name),
         }

@@ -141,7 +141,7 @@ fn probe_bits<S: PerfSyscall + ?Sized>(sys: &S, version: KernelVersion) -> AttrB
         let knows = if f.since_version() <= FIRST_RELEASE {
             true
         } else {
-            probe_feature(sys, f).unwrap_or(f.since_version() <= version)
+            probe_feature(sys, f).unwrap_or(f.in_version(version))
         };
         if let (true, Some(word)) = (knows, known.get_mut(f.kind)) {
             *word |= f.mask();

@@ -266,9 +266,9 @@ fn every_missing_feature_is_named_on_every_release() {
                 // Beyond the struct (E2BIG), or on padding the release checks
                 // (EINVAL); padding it does not check ignores the field.
                 FeatureKind::Field => {
-                    f.end() > size || (f.since_version() > v(s) && on_checked_padding(f, v(s)))
+                    f.end() > size || (!f.in_version(v(s)) && on_checked_padding(f, v(s)))
                 }
-                _ => f.since_version() > v(s),
+                _ => !f.in_version(v(s)),
             };
             match (missing, result) {
                 (true, Err(e)) => {
@@ -278,11 +278,7 @@ fn every_missing_feature_is_named_on_every_release() {
                         "{s} {}",
                         f.name
                     );
-                    let named = format!(
-                        "'{}' (added in Linux {})",
-                        f.name,
-                        f.since_version().short()
-                    );
+                    let named = format!("'{}' (added in Linux {})", f.name, f.since_text());
                     let named_bits = f.name == "aux_action" && hint.contains("'aux_start_paused'");
                     assert!(
                         hint.contains(&named) || named_bits,
@@ -691,4 +687,46 @@ fn cached_abi_is_probed_once() {
     assert_eq!(k.calls(), after_first + 1);
     assert!(std::ptr::eq(k.abi(), k.abi()));
     assert_eq!(row("cgroup").since, "5.7");
+}
+
+/// Stable 6.12.24 backported the `aux_action` field and its bits. Recorded
+/// on real kernels (tests/kernels, docs/kernels.md): Debian's 6.12.107 and
+/// 6.12.111 answer `aux_action=1`, `aux_start_paused`, and `aux_pause` or
+/// `aux_resume` with `aux_output`, with EOPNOTSUPP on a software event, as
+/// 6.13 does; Debian's 6.1.176 answers EINVAL.
+#[test]
+fn aux_action_is_in_6_12_from_the_stable_backport_on() {
+    let known = |c: OutcomeClass| !matches!(c, OutcomeClass::Einval | OutcomeClass::E2big(_));
+    for (s, has) in [
+        ("6.1.176", false),
+        ("6.12.23", false),
+        ("6.12.24", true),
+        ("6.12.111", true),
+        ("6.13", true),
+    ] {
+        let k = kernel(s);
+        for name in ["aux_start_paused", "aux_pause", "aux_resume"] {
+            let (attr, args) = feature_probe(row(name)).unwrap();
+            assert_eq!(known(class(&k, &attr, args)), has, "{s} {name}");
+            assert_eq!(k.abi().knows(row(name)), has, "{s} {name}");
+        }
+        for (value, accepted) in [(1, has), (1 << 3, false)] {
+            let attr = Attr {
+                aux_action: value,
+                ..base_attr()
+            };
+            assert_eq!(
+                known(class(&k, &attr, base_args())),
+                accepted,
+                "{s} {value}"
+            );
+        }
+    }
+    let (attr, args) = with(&["aux_start_paused"]);
+    let (errno, hint) = open_err(&kernel("6.12.23"), &attr, args, &AttrBits::NONE);
+    assert_eq!(errno, libc::EINVAL);
+    assert_eq!(
+        hint,
+        "this kernel (6.12.23) does not support 'aux_start_paused' (added in Linux 6.13 and 6.12.24)"
+    );
 }

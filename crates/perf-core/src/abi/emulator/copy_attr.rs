@@ -77,7 +77,7 @@ fn check_reserved(k: &EmulatedKernel, view: &View) -> Result<(), i32> {
     }
     let has_aux_action = table
         .get("aux_action")
-        .is_some_and(|f| f.since_version() <= k.version);
+        .is_some_and(|f| f.in_version(k.version));
     if has_aux_action && view.word(FeatureKind::AuxAction) & !k.known.aux_action != 0 {
         return Err(libc::EINVAL);
     }

@@ -98,7 +98,7 @@ impl EmulatedKernel {
     fn has_field(&self, name: &str) -> bool {
         FeatureTable::builtin()
             .get(name)
-            .is_some_and(|f| f.since_version() <= self.version)
+            .is_some_and(|f| f.in_version(self.version))
     }
 
     fn answer(&self, attr: &mut AttrBytes, args: OpenArgs) -> Result<OwnedFd, i32> {

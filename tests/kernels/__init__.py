@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests that boot real kernels under QEMU (docs/kernels.md)."""
