@@ -95,7 +95,7 @@ def test_refusal_applies_to_root_only(root, loader_modules):
 
 def test_unsafe_reason_follows_links_like_the_kernel(root, loader_modules, tmp_path):
     root.install(MID)
-    unsafe = loader_modules.loader.unsafe_reason
+    unsafe = loader_modules.core.unsafe_reason
     link = root.lib / "linux-tools" / MID / "lib" / "perf.abi3.so"
     assert unsafe(str(link)) is None
     # A link to a file in an unsafe place is unsafe, though the link's own
