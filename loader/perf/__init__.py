@@ -1,53 +1,79 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# `import perf`: loads the perf extension built for the running kernel.
-#
-# The extension replaces this package in sys.modules, so `import perf` gives
-# the extension itself; KernelNotFoundError (a ModuleNotFoundError) says what
-# is missing. This file is the fast path (step 1 of the policy) and the pieces
-# of the core it needs; the full policy is in _loader (docs/loader.md).
-#
-# Python unmarshals every code object, name and constant of this file on each
-# `import perf`, and that is most of the loader's cost: hence comments rather
-# than docstrings, no type hints, the fast path as module code rather than a
-# function, and the extension made by the import system's own primitives
-# rather than importlib's wrappers around them (docs/performance.md).
+"""`import perf`: the perf extension built for the running kernel.
+
+This package finds the build of the extension for the kernel that is running
+among those installed side by side, as the policy in _loader says, and loads
+it in its own place: the extension replaces the package in sys.modules, so
+`import perf` gives the extension itself. When nothing may be loaded,
+`import perf` raises KernelNotFoundError, a ModuleNotFoundError that says
+what was searched and what to install. See docs/loader.md.
+
+The policy's first step, the build in the running release's directory, is
+the common case. This module holds what it takes, which every step uses:
+scan() a directory, unsafe_reason() for root, load(). When step 1 has nothing
+to load, or something to say (a refusal), the whole policy (_loader) runs
+from the start, and says what it skipped and why. Python reads this module
+on every `import perf`, the others only when they are needed: each module
+more on this path would cost 0.2x a direct import (docs/performance.md).
+
+Imported under another name (perf-python-info, the tests), the package loads
+nothing: its modules then tell what `import perf` would do.
+"""
 
 import os
 import stat
 import sys
 
-from _imp import create_dynamic, exec_dynamic
+# importlib.machinery's names, from the modules of CPython's import system
+# that define them, which are loaded at start-up: importing importlib.machinery
+# would import the importlib package and warnings, 1.05x a direct import of
+# the extension (docs/performance.md). The extension is built for CPython only.
+from _frozen_importlib import ModuleSpec
+from _frozen_importlib_external import EXTENSION_SUFFIXES, ExtensionFileLoader
 
-try:
-    # Loaded at start-up on CPython; importlib.machinery would cost more
-    # than the whole fast path.
-    from _frozen_importlib import ModuleSpec
-    from _frozen_importlib_external import EXTENSION_SUFFIXES, ExtensionFileLoader
-except ImportError:  # pragma: no cover - not CPython
-    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec
+ENV_SYSROOT = "PERF_PYTHON_SYSROOT"
+ENV_RELEASE = "PERF_PYTHON_KERNEL_RELEASE"
+ENV_POLICY = "PERF_PYTHON_POLICY"
 
-# os.environ, or {} under -E/-I and in set-uid/set-gid programs: the
-# PERF_PYTHON_* overrides are honoured only when the caller could set them.
+# The environment the PERF_PYTHON_* overrides are read from: an empty one
+# where the caller of this interpreter could not have set them, under
+# `python -E` or `-I`, and when the real and effective user or group ids
+# differ (a set-uid program must not be steered by its caller).
 if sys.flags.ignore_environment or os.getuid() != os.geteuid() or os.getgid() != os.getegid():
     ENVIRON = {}
 else:
     ENVIRON = os.environ
 
+ROOT_REFUSAL = "refused while running as root: "
 
-# Whether root may load `path`: every component from / to the file, following
-# symbolic links as the kernel does, must be owned by root and not writable
-# by group or others (a sticky directory such as /tmp may be: its entries are
-# checked in turn). Returns (None, the file's lstat) if so, else (the
-# component, its lstat or the OSError); _loader.unsafe_reason() says it in
-# words.
-def ownership(path):
-    if path[:1] != "/":
+
+def usable_name(name):
+    """True if `name` can be one component of a path."""
+    return name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def flavour_dir(root, release):
+    """<root>/usr/lib/linux-tools/<release>/lib, Ubuntu's per-flavour
+    directory: step 1 looks there."""
+    return root.rstrip("/") + "/usr/lib/linux-tools/" + release + "/lib"
+
+
+def unsafe_reason(path):
+    """Why root must not load `path`, or None if it may.
+
+    Every component from / to the file, following symbolic links as the
+    kernel does, must be owned by root and not writable by its group or by
+    others: whoever can write to one of them can replace the file, or make a
+    link point elsewhere. A sticky directory such as /tmp may be writable by
+    all, since the entries in it (checked in turn) cannot be replaced by
+    anyone else.
+    """
+    if not path.startswith("/"):
         path = os.getcwd() + "/" + path
     pending = path.split("/")
     pending.reverse()
     node = ""
     links = 0
-    st = None
     while pending:
         name = pending.pop()
         if name == "" or name == ".":
@@ -58,68 +84,103 @@ def ownership(path):
         node += "/" + name
         try:
             st = os.lstat(node)
-            if stat.S_ISLNK(st.st_mode) and st.st_uid == 0 and links < 40:
-                links += 1
-                target = os.readlink(node).split("/")
-                node = "" if target[0] == "" else node.rpartition("/")[0]
-                target.reverse()
-                pending += target
-                continue
+            link = os.readlink(node) if stat.S_ISLNK(st.st_mode) else None
         except OSError as e:
-            return node, e
-        if st.st_uid or (st.st_mode & 0o022 and not (stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX)):
-            return node, st
-    root = os.lstat("/")
-    if root.st_uid or root.st_mode & 0o022:
-        return "/", root
-    return None, st or root
+            return f"cannot check {node}: {e.strerror}"
+        if st.st_uid != 0:
+            kind = "a symbolic link " if link is not None else ""
+            return f"{node} is {kind}owned by uid {st.st_uid}, not root"
+        if link is not None:
+            links += 1
+            if links > 40:  # the kernel's limit (ELOOP)
+                return f"too many symbolic links under {path}"
+            target = link.split("/")
+            node = "" if target[0] == "" else node.rpartition("/")[0]
+            target.reverse()
+            pending += target
+        elif st.st_mode & 0o022 and not (stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX):
+            return _writable(node, st.st_mode)
+    st = os.lstat("/")
+    if st.st_uid != 0:
+        return f"/ is owned by uid {st.st_uid}, not root"
+    return _writable("/", st.st_mode) if st.st_mode & 0o022 else None
 
 
-# Load the extension at `path` as `name` and make it sys.modules[name]: what
-# importlib's spec_from_file_location, module_from_spec and exec_module do
-# for an extension, without their generality. Our module, like the C one, is
-# single-phase: create_dynamic has run its init and put it in sys.modules
-# already (exec_dynamic does nothing then); the assignment makes that
-# explicit and would keep the package from being returned by a multi-phase
-# build.
-def load(path, why="explicit", name="perf", step="explicit", release=None):
+def _writable(node, mode):
+    who = {0o020: "its group", 0o002: "others"}.get(mode & 0o022, "its group and others")
+    return f"{node} is writable by {who} (mode {mode & 0o7777:04o})"
+
+
+def scan(directory, as_root, seen):
+    """The perf.*.so in `directory` that this interpreter can load, judged:
+    (found, refused, names).
+
+    `found` lists those that are regular files and, `as_root`, safe for root
+    to load (unsafe_reason()), in the order of this interpreter's extension
+    suffixes; `refused` lists (path, reason) for the others; `names` is the
+    directory's listing. Files in `seen`, the identities (st_dev, st_ino) of
+    the files offered or refused before, are passed over, and the ones found
+    or not regular are added. OSError if the directory cannot be listed.
+    """
+    names = os.listdir(directory)
+    found, refused = [], []
+    for suffix in EXTENSION_SUFFIXES:
+        name = "perf" + suffix
+        if name not in names:
+            continue
+        path = directory + "/" + name
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            refused.append((path, "cannot use it: " + e.strerror))
+            continue
+        identity = (st.st_dev, st.st_ino)
+        if identity in seen:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            seen.add(identity)
+            refused.append((path, "not a regular file"))
+        elif as_root and (reason := unsafe_reason(path)) is not None:
+            refused.append((path, ROOT_REFUSAL + reason))
+        else:
+            seen.add(identity)
+            found.append(path)
+    return found, refused, names
+
+
+def load(path, name, why, step, release):
+    """Load the extension at `path` as the module `name`, as the import
+    system loads an extension it has found, and make it sys.modules[name];
+    `why`, `step` and `release` go to its __loaded_by__. ImportError if it
+    does not load."""
     loader = ExtensionFileLoader(name, path)
     spec = ModuleSpec(name, loader, origin=path)
     spec.has_location = True
-    module = create_dynamic(spec)
-    module.__spec__, module.__loader__, module.__file__, module.__package__ = spec, loader, path, spec.parent
-    exec_dynamic(module)
+    module = loader.create_module(spec)
+    # What importlib.util.module_from_spec() sets before exec_module().
+    module.__spec__, module.__loader__, module.__package__ = spec, loader, spec.parent
+    module.__file__ = path
+    loader.exec_module(module)
+    # A single-phase extension (ours, the kernel's C module) has put itself
+    # in sys.modules; a multi-phase one would not have.
     sys.modules[name] = module
-    module.__loaded_by__ = {"path": path, "reason": why, "step": step,
-                            "release": os.uname().release if release is None else release}
+    module.__loaded_by__ = {"path": path, "reason": why, "step": step, "release": release}
     return module
 
 
-# The fast path: step 1 without the bookkeeping. The build in the running
-# release's flavour directory, if it is there, a regular file and (as root)
-# safe; else the full policy, which also says what it skipped and why, takes
-# over.
-module = None
+# Step 1 of the policy, when it has nothing to say.
 if __name__ == "perf":
-    release = ENVIRON.get("PERF_PYTHON_KERNEL_RELEASE") or os.uname().release
-    if release not in ("", ".", "..") and "/" not in release and "\0" not in release:
-        lib = (ENVIRON.get("PERF_PYTHON_SYSROOT") or "/").rstrip("/") + "/usr/lib/linux-tools/" + release + "/lib/perf"
-        for suffix in EXTENSION_SUFFIXES:
-            if os.access(lib + suffix, os.F_OK):
-                try:
-                    unsafe, st = (None, os.stat(lib + suffix)) if os.geteuid() else ownership(lib + suffix)
-                    if unsafe is None and stat.S_ISREG(st.st_mode):
-                        module = load(lib + suffix, "exact release " + release, __name__, "exact", release)
-                except (OSError, ValueError, ImportError):
-                    pass
-                break
+    _release = ENVIRON.get(ENV_RELEASE) or os.uname().release
+    _module = None
+    if usable_name(_release):
+        try:
+            _found, _refused, _ = scan(flavour_dir(ENVIRON.get(ENV_SYSROOT) or "/", _release),
+                                       os.geteuid() == 0, set())
+            if _found and not _refused:
+                _module = load(_found[0], __name__, "exact release " + _release, "exact", _release)
+        except (OSError, ImportError):
+            pass
+    if _module is None:
+        from ._loader import import_perf
 
-if module is None:
-    # The other modules reach this one as sys.modules["perf._core"], which
-    # stays valid once the extension has replaced the package in sys.modules.
-    if __name__ in sys.modules:
-        sys.modules[__name__ + "._core"] = sys.modules[__name__]
-    if __name__ == "perf":  # not when perf-python-info or a test reads the core
-        from perf import _loader
-
-        _loader.import_perf(__name__)
+        import_perf(__name__)

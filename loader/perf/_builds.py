@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Every build installed under a root, with its manifest.
 
-Builds live in the directories _layout.build_dirs() lists. Each may hold a manifest, perf-python.toml, written by ``perf-abi manifest``.
-Its ``kernel_version`` orders the builds for the nearest-build step; a build
-without one (Ubuntu's own perf.cpython-*.so) is dated by its directory name.
+Builds live in the directories _layout.build_dirs() lists. Each may hold a
+manifest, perf-python.toml, written by `perf-abi manifest`. Its
+kernel_version orders the builds for the nearest-build step; a build without
+one (Ubuntu's own perf.cpython-*.so) is dated by its directory's name.
 """
 
 import os
 
-from . import _loader
+from . import _layout, scan
+from ._loader import MANIFEST, foreign, foreign_reason, sysroot
 
-_layout = _loader._sibling("_layout")
 
 class Build:
     """One installed extension and what is known about it."""
@@ -28,12 +29,16 @@ class Build:
         self.links = []  # other directories whose entry resolves to this file
 
     def read_manifest(self):
-        path = os.path.join(self.directory, _loader.MANIFEST)
+        """Read the manifest beside the build, and the release and kernel
+        version from it (the version from the directory's name without)."""
+        from . import _toml  # imports re and tomllib: only when a file is read
+
+        path = os.path.join(self.directory, MANIFEST)
         try:
-            self.manifest = _loader._sibling("_toml").load_file(path)
+            self.manifest = _toml.load_file(path)
         except FileNotFoundError:
             self.manifest_error = "no manifest"
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except (OSError, ValueError) as e:
             self.manifest_error = f"unreadable manifest {path}: {e}"
         m = self.manifest if isinstance(self.manifest, dict) else {}
         if isinstance(m.get("kernel_release"), str):
@@ -48,6 +53,7 @@ class Build:
         return self
 
     def describe_version(self):
+        """`kernel 6.8.0 (from the manifest)`, or why it is unknown."""
         if self.version is None:
             return "unknown kernel version"
         return "kernel " + ".".join(map(str, self.version)) + f" (from the {self.version_source})"
@@ -57,14 +63,19 @@ class Build:
 
 
 def installed_builds(root=None):
-    """Every installed build under `root`, one per file. A file reached from
+    """Every installed build under `root`, one per file: the first extension
+    this interpreter can load in each build directory. A file reached from
     several directories (a flavour link to an ABI directory's file) is listed
     once, under its real directory, with the other paths as `links`."""
-    root = _loader.sysroot() if root is None else root
+    root = sysroot() if root is None else root
     groups = {}
     for kind, name, directory in _layout.build_dirs(root):
-        path = _loader.pick_extension(directory)
-        if path is not None:
+        try:
+            found = scan(directory, False, set())[0]
+        except OSError:
+            continue
+        if found:
+            path = found[0]
             groups.setdefault(os.path.realpath(path), []).append((kind, name, directory, path))
     builds = []
     for entries in groups.values():
@@ -79,12 +90,12 @@ def installed_builds(root=None):
 def foreign_extensions(root=None):
     """(path, reason) of every perf.*.so in a build directory that this
     interpreter cannot load."""
-    root = _loader.sysroot() if root is None else root
+    root = sysroot() if root is None else root
     out = []
     for _, _, directory in _layout.build_dirs(root):
         try:
-            _, foreign = _loader.split_extensions(os.listdir(directory))
+            names = os.listdir(directory)
         except OSError:
             continue
-        out.extend((os.path.join(directory, n), _loader.foreign_reason(n)) for n in foreign)
+        out.extend((os.path.join(directory, n), foreign_reason(n)) for n in foreign(names))
     return out

@@ -10,12 +10,7 @@ every candidate in policy order, every refusal with its reason, and the one
 import os
 import sys
 
-from . import _loader
-
-_core = _loader._core
-
-_builds = _loader._sibling("_builds")
-_layout = _loader._sibling("_layout")
+from . import ENV_POLICY, ENV_RELEASE, ENV_SYSROOT, EXTENSION_SUFFIXES, _builds, _layout, _loader
 
 _MANIFEST_KEYS = ("kernel_release", "abi", "flavour", "kernel_version", "attr_size",
                   "build_version", "python_abi")
@@ -60,8 +55,8 @@ def diagnose(out=None, release=None, root=None, policy=None, euid=None, search_p
     abi, flavour = _layout.abi_of(release)
     if given_release is not None:
         origin = "given"
-    elif _loader.env(_loader.ENV_RELEASE):
-        origin = f"from ${_loader.ENV_RELEASE}"
+    elif _loader.env(ENV_RELEASE):
+        origin = f"from ${ENV_RELEASE}"
     else:
         origin = "uname -r"
     version = _layout.version_of(release)
@@ -69,9 +64,9 @@ def diagnose(out=None, release=None, root=None, policy=None, euid=None, search_p
     say(f"ABI: {abi}" + (f", flavour: {flavour}" if flavour else " (no flavour)"))
     say("kernel version: " + (".".join(map(str, version)) if version else "unknown"))
     say(f"python: {sys.executable} {sys.version.split()[0]}; loads "
-        + ", ".join("perf" + s for s in _core.EXTENSION_SUFFIXES))
+        + ", ".join("perf" + s for s in EXTENSION_SUFFIXES))
     say(f"system root: {search.root}"
-        + (f" (from ${_loader.ENV_SYSROOT})" if root is None and _loader.env(_loader.ENV_SYSROOT) else ""))
+        + (f" (from ${ENV_SYSROOT})" if root is None and _loader.env(ENV_SYSROOT) else ""))
     name, source = search.policy
     say(f"policy: {name} ({source})")
     if search.euid == 0:
@@ -142,11 +137,11 @@ def main(argv=None):
         description="Show which perf extension `import perf` loads for the running kernel, "
                     "every installed build with its manifest, and why the others were refused.")
     parser.add_argument("--release", help="kernel release to resolve for (default: uname -r, "
-                        f"or ${_loader.ENV_RELEASE})")
+                        f"or ${ENV_RELEASE})")
     parser.add_argument("--root", help=f"system root the builds are under (default: /, or "
-                        f"${_loader.ENV_SYSROOT})")
+                        f"${ENV_SYSROOT})")
     parser.add_argument("--policy", choices=("exact", "nearest", "any"),
-                        help=f"policy to apply (default: ${_loader.ENV_POLICY}, else "
+                        help=f"policy to apply (default: ${ENV_POLICY}, else "
                              "/etc/perf-python.toml, else any)")
     args = parser.parse_args(argv)
     return diagnose(release=args.release, root=args.root, policy=args.policy)

@@ -10,10 +10,7 @@ it never raises: every piece of it is computed from strings already at hand
 or from directory listings whose errors are caught.
 """
 
-from . import _loader
-
-_builds = _loader._sibling("_builds")
-_layout = _loader._sibling("_layout")
+from . import ENV_POLICY, _builds, _layout
 
 # Characters a Debian package name may hold (Policy 5.6.1), after lowering.
 _PACKAGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+-.")
@@ -72,7 +69,7 @@ class KernelNotFoundError(ModuleNotFoundError):
         lines.append("  install the build for this kernel:")
         lines.extend(package_hints(release))
         if self.found and policy is not None and policy[0] == "exact":
-            lines.append(f"  or allow the nearest build: {_loader.ENV_POLICY}=nearest, or "
+            lines.append(f"  or allow the nearest build: {ENV_POLICY}=nearest, or "
                          "policy = \"nearest\" in /etc/perf-python.toml")
         super().__init__("\n".join(lines), name="perf")
 

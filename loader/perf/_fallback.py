@@ -11,21 +11,21 @@ loaded so that nobody is surprised.
 import os
 import sys
 
-from . import _loader
+from . import ROOT_REFUSAL, _builds, _layout
+from ._loader import DISTRO, NEAREST, Candidate, warn
 
-_builds = _loader._sibling("_builds")
-_layout = _loader._sibling("_layout")
 
 def _number(version):
-    """A version on the scale builds are ordered by: 6.8.0 -> 6_008_000.
-    A tie in distance goes to the newer build, which knows more attr
-    features and degrades on an older kernel."""
+    """A version on the scale builds are ordered by: 6.8.0 -> 6_008_000."""
     major, minor, patch = version
     return major * 1_000_000 + min(minor, 999) * 1_000 + min(patch, 999)
 
 
 def rank(build, target, index):
-    """Sort key of a build for a running kernel of version `target`."""
+    """Sort key of a build for a running kernel of version `target`: the
+    nearest first; a tie goes to the newer build, which knows more attr
+    features and degrades on an older kernel; a build of unknown version
+    last; for a running kernel of unknown version, the newest first."""
     if build.version is None:
         return (2, 0, 0, index)
     if target is None:
@@ -42,23 +42,24 @@ def ranked_builds(root, release):
 
 
 def nearest(search):
-    """Step 3: the installed builds for other kernels, nearest first."""
+    """Step 3: the installed builds for other kernels, nearest first, each
+    by the first of its paths (its own, then its links) that its directory
+    offers."""
     for build in ranked_builds(search.root, search.release):
         for path in [build.path] + build.links:
-            if not search.accept(path):
-                continue
-            yield _loader.Candidate(
-                path, _loader.NEAREST,
-                f"nearest installed build: {build.release}, {build.describe_version()}",
-                f"perf: no build for kernel {search.release} is installed; loaded the nearest, "
-                f"built for {build.release}: {path}")
-            break
+            if path in search.scan(os.path.dirname(path)):
+                yield Candidate(
+                    path, NEAREST,
+                    f"nearest installed build: {build.release}, {build.describe_version()}",
+                    f"perf: no build for kernel {search.release} is installed; loaded the nearest, "
+                    f"built for {build.release}: {path}")
+                break
 
 
 def distro(search):
-    """Step 4: an unversioned perf.*.so in a sys.path directory (Debian's
+    """Step 4: an unversioned perf.*.so in a sys.path directory. Debian's
     linux-perf ships one beside our package, which shadows it for a plain
-    import; loading it by path works)."""
+    `import perf`; loading it by path works."""
     entries = sys.path if search.search_path is None else search.search_path
     for entry in entries:
         if not isinstance(entry, str):
@@ -67,8 +68,8 @@ def distro(search):
         if not os.path.isdir(directory):
             continue
         for path in search.scan(directory):
-            yield _loader.Candidate(
-                path, _loader.DISTRO, f"distribution module on sys.path ({directory})",
+            yield Candidate(
+                path, DISTRO, f"distribution module on sys.path ({directory})",
                 f"perf: no build for kernel {search.release} is installed; loaded the "
                 f"distribution's module {path}")
 
@@ -81,7 +82,7 @@ def warn_loaded(search, chosen):
     """
     where = os.path.dirname(chosen.path)
     for path, reason in search.refused:
-        if reason.startswith(_loader.ROOT_REFUSAL) or os.path.dirname(path) != where:
-            _loader.warn(f"perf: skipped {path}: {reason}")
+        if reason.startswith(ROOT_REFUSAL) or os.path.dirname(path) != where:
+            warn(f"perf: skipped {path}: {reason}")
     if chosen.warning:
-        _loader.warn(chosen.warning)
+        warn(chosen.warning)

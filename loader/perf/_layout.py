@@ -13,7 +13,8 @@ loader needs them before any build, and so any manifest, is found.
 
 import os
 
-from . import _loader
+from . import flavour_dir, usable_name
+from ._loader import ABI, FLAVOUR, Candidate
 
 # Rust's char::is_whitespace for the ASCII range plus the Unicode spaces, so
 # that abi_of() trims exactly like perf-abi's KernelRelease::parse.
@@ -100,9 +101,9 @@ def abi_dirs(root, release):
     kernels' linux-<src>-tools-<abi> (sorted), then the other flavours of the
     ABI (sorted). Each entry is (step, directory)."""
     abi, _ = abi_of(release)
-    if not _loader.usable_name(abi):
+    if not usable_name(abi):
         return []
-    dirs = [(_loader.ABI, abi_dir(root, abi))]
+    dirs = [(ABI, abi_dir(root, abi))]
     tail = f"-tools-{abi}"
     try:
         names = sorted(os.listdir(lib_dir(root)))
@@ -110,14 +111,14 @@ def abi_dirs(root, release):
         names = []
     for name in names:
         if name.startswith("linux-") and name.endswith(tail) and name != f"linux{tail}":
-            dirs.append((_loader.ABI, os.path.join(lib_dir(root), name, "lib")))
+            dirs.append((ABI, os.path.join(lib_dir(root), name, "lib")))
     try:
         flavours = sorted(os.listdir(os.path.join(lib_dir(root), "linux-tools")))
     except OSError:
         flavours = []
     for other in flavours:
-        if other != release and abi_of(other)[0] == abi and _loader.usable_name(other):
-            dirs.append((_loader.FLAVOUR, _loader.flavour_dir(root, other)))
+        if other != release and abi_of(other)[0] == abi and usable_name(other):
+            dirs.append((FLAVOUR, flavour_dir(root, other)))
     return dirs
 
 
@@ -126,11 +127,11 @@ def same_abi(search):
     abi, _ = abi_of(search.release)
     for step, directory in abi_dirs(search.root, search.release):
         for path in search.scan(directory):
-            if step == _loader.ABI:
-                yield _loader.Candidate(path, step, f"same ABI {abi} ({os.path.dirname(directory)})")
+            if step == ABI:
+                yield Candidate(path, step, f"same ABI {abi} ({os.path.dirname(directory)})")
             else:
                 other = os.path.basename(os.path.dirname(directory))
-                yield _loader.Candidate(path, step, f"same ABI {abi}, flavour of {other}")
+                yield Candidate(path, step, f"same ABI {abi}, flavour of {other}")
 
 
 def build_dirs(root):
@@ -144,8 +145,8 @@ def build_dirs(root):
     except OSError:
         flavours = []
     for release in flavours:
-        if _loader.usable_name(release):
-            out.append(("flavour", release, _loader.flavour_dir(root, release)))
+        if usable_name(release):
+            out.append(("flavour", release, flavour_dir(root, release)))
     try:
         names = sorted(os.listdir(lib))
     except OSError:

@@ -13,18 +13,20 @@ with a warning: a typo in a strictness setting must not loosen it.
 
 import os
 
-from . import _loader
+from . import ENV_POLICY
+from ._loader import CONFIG, env, warn
 
 POLICIES = ("exact", "nearest", "any")
 DEFAULT = "any"
 
 
 def config_path(root):
-    return os.path.join(root, _loader.CONFIG)
+    """<root>/etc/perf-python.toml."""
+    return os.path.join(root, CONFIG)
 
 
 def _invalid(message):
-    _loader.warn(f"perf: {message}; using policy 'exact'")
+    warn(f"perf: {message}; using policy 'exact'")
     return "exact"
 
 
@@ -35,16 +37,18 @@ def resolve(root, override=None):
         source = "argument"
         value = override
     else:
-        value = _loader.env(_loader.ENV_POLICY)
-        source = f"${_loader.ENV_POLICY}"
+        value = env(ENV_POLICY)
+        source = f"${ENV_POLICY}"
         if value is None:
+            from . import _toml  # imports re and tomllib: only when the file is read
+
             path = config_path(root)
             source = path
             try:
-                value = _loader._sibling("_toml").load_file(path).get("policy")
+                value = _toml.load_file(path).get("policy")
             except FileNotFoundError:
                 return DEFAULT, "default"
-            except (OSError, UnicodeDecodeError, ValueError) as e:
+            except (OSError, ValueError) as e:
                 return _invalid(f"cannot read {path}: {e}"), source
             if value is None:
                 return DEFAULT, f"default ({path} sets no policy)"

@@ -87,10 +87,13 @@ def test_search_order_is_stable_whatever_the_listing_order(root, loader_modules)
         "linux-zzz-tools-6.8.0-31"]
 
 
-def test_split_extensions_orders_by_suffix(loader_modules):
+def test_scan_orders_by_suffix(loader_modules, tmp_path):
     suffixes = loader_modules.core.EXTENSION_SUFFIXES
     names = ["perf.so", "x.so", "perf.abi3.so", "perf.cpython-399-x86_64-linux-gnu.so",
              "perf" + suffixes[0], "perf.abi3.so.bak", "perf-python.toml"]
-    loadable, foreign = loader_modules.loader.split_extensions(names)
-    assert loadable == ["perf" + s for s in suffixes]
-    assert foreign == ["perf.cpython-399-x86_64-linux-gnu.so"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    search = loader_modules.loader.Search(MID, str(tmp_path), euid=1000)
+    assert search.scan(str(tmp_path)) == [f"{tmp_path}/perf{s}" for s in suffixes]
+    assert [path for path, _ in search.refused] == [f"{tmp_path}/perf.cpython-399-x86_64-linux-gnu.so"]
+    assert search.searched == [(str(tmp_path), ", ".join(f"found perf{s}" for s in suffixes))]

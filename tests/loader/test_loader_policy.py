@@ -27,7 +27,7 @@ def test_import_perf_gives_the_extension_not_the_package(root):
     assert run.result["file"].endswith("perf.abi3.so")
 
 
-def test_fast_path_and_full_policy_choose_the_same_build(root, loader_modules):
+def test_import_and_find_choose_the_same_build(root, loader_modules):
     root.install(MID, flavours=[MID, "6.8.0-31-lowlatency"])
     root.install(OLD)
     for release in (MID, "6.8.0-31-lowlatency", OLD):

@@ -4,6 +4,7 @@ on its path that is not owned by root or is writable by group or others, says
 why, and goes on to the next candidate."""
 
 import os
+from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
@@ -44,6 +45,19 @@ def test_unsafe_file_is_refused_under_every_name(root, how, reason):
     skipped = [w for w in run.warnings if "refused while running as root" in w]
     assert len(skipped) == 2, run.describe()  # via the flavour link and the ABI directory
     assert all(f"{target} {reason}" in w for w in skipped)
+
+
+def test_unsafe_file_beside_a_safe_one_is_said_though_the_safe_one_loads(root):
+    # Step 1's directory holds an unsafe build under this interpreter's own
+    # suffix and a safe one under abi3: the safe one loads, and root is told.
+    unsafe = root.put(f"linux-tools/{MID}/lib", OLD, name="perf" + EXTENSION_SUFFIXES[0])
+    root.put(f"linux-tools/{MID}/lib", MID)
+    os.chmod(unsafe, 0o666)
+    run = run_import(root, MID)
+    assert run.build == MID and run.step == "exact", run.describe()
+    assert len(run.warnings) == 1, run.describe()
+    assert (f"perf: skipped {unsafe}: refused while running as root: {unsafe} is writable by its "
+            "group and others (mode 0666)") in run.warnings[0]
 
 
 def test_symbolic_link_owned_by_another_user(root):
@@ -95,7 +109,7 @@ def test_refusal_applies_to_root_only(root, loader_modules):
 
 def test_unsafe_reason_follows_links_like_the_kernel(root, loader_modules, tmp_path):
     root.install(MID)
-    unsafe = loader_modules.loader.unsafe_reason
+    unsafe = loader_modules.core.unsafe_reason
     link = root.lib / "linux-tools" / MID / "lib" / "perf.abi3.so"
     assert unsafe(str(link)) is None
     # A link to a file in an unsafe place is unsafe, though the link's own

@@ -1,49 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Our build works with Ubuntu's own wrapper, unmodified in substance.
 
-The fixture below re-types the logic of Ubuntu's v2 wrapper
-(debian/tools/python-perf.py, quoted in research consumers.md 1.3) with one
-change: the directory is under the staged root and the release comes from
-the test. It never assigns sys.modules['perf']; `import perf` still gives the
-extension because our module, like the C one, is single-phase (its init puts
-it in sys.modules while the package is still executing).
+The tests write out Ubuntu's v2 wrapper (benchmarks/ubuntu_wrapper.py), told
+to look under the staged root for the test's release. It never assigns
+sys.modules['perf']; `import perf` still gives the extension because our
+module, like the C one, is single-phase (its init puts it in sys.modules while
+the package is still executing).
 """
 
 import shutil
+import sys
 
-from loader_helpers import MID, online_cpus, run_import
+from loader_helpers import MID, REPO, online_cpus, run_import
 
-UBUNTU_V2 = '''
-import os
-import importlib.util
-from glob import glob
-
-
-class KernelNotFoundError(Exception):
-    def __init__(self):
-        kernel_version = {release!r}
-        flavor = kernel_version.split("-", 2)[2]
-        super().__init__(f"WARNING: python perf module not found for kernel {{kernel_version}}")
-
-
-_kernel_version = {release!r}
-_perf_dir = f"{root}/usr/lib/linux-tools/{{_kernel_version}}/lib"
-if not os.path.exists(_perf_dir):
-    raise KernelNotFoundError()
-_perf_lib = glob(os.path.join(_perf_dir, "perf.*.so"))[-1]
-
-_spec = importlib.util.spec_from_file_location("perf", _perf_lib)
-_perf = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_perf)
-
-__all__ = ["perf"]
-'''
+sys.path.insert(0, str(REPO / "benchmarks"))
+import ubuntu_wrapper  # noqa: E402 - from benchmarks/
 
 
 def install_ubuntu_wrapper(root, release):
     shutil.rmtree(root.site / "perf")
     (root.site / "perf").mkdir()
-    (root.site / "perf" / "__init__.py").write_text(UBUNTU_V2.format(release=release, root=root.path))
+    (root.site / "perf" / "__init__.py").write_text(ubuntu_wrapper.v2(str(root.path), release))
 
 
 def test_ubuntu_v2_wrapper_loads_our_build_and_import_perf_is_the_extension(root):

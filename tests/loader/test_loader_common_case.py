@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The fast path in perf/__init__.py: it makes the module with the import
-system's primitives (create_dynamic) rather than importlib's wrappers, so
-check that what it gives is what a direct import gives, and that it declines,
-for the full policy to report, anything it should not open."""
+"""The common case, step 1 run by perf/__init__.py itself: it makes the module
+with ExtensionFileLoader's create_module() and exec_module() and sets what
+importlib.util.module_from_spec() would, so check that what it gives is what a
+direct import gives, and that it leaves to the whole policy, which reports
+it, anything it should not open."""
 
 import os
 import shutil
@@ -51,8 +52,8 @@ def test_module_attributes_are_those_of_a_direct_import(root, tmp_path):
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_a_build_that_is_not_a_regular_file_is_not_opened(root, kind):
-    """A FIFO would block dlopen(); the fast path must hand it to the full
-    policy, which skips it with a reason and loads the same-ABI build."""
+    """A FIFO would block dlopen(); step 1 must pass it over, and the whole
+    policy skips it with a reason and loads the same-ABI build."""
     flavour = root.lib / "linux-tools" / MID / "lib"
     flavour.mkdir(parents=True)
     if kind == "fifo":
@@ -67,7 +68,7 @@ def test_a_build_that_is_not_a_regular_file_is_not_opened(root, kind):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the ownership walk applies to root only")
-def test_the_fast_path_declines_an_unsafe_build_for_the_full_policy_to_refuse(root):
+def test_an_unsafe_build_is_left_to_the_whole_policy_to_refuse(root):
     so = root.install(MID)
     os.chmod(so, 0o666)
     try:
@@ -81,9 +82,9 @@ def test_the_fast_path_declines_an_unsafe_build_for_the_full_policy_to_refuse(ro
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root and setpriv to run as another user")
-def test_an_unprivileged_user_takes_the_fast_path_without_the_walk(builds):
-    """Not root: the build is loaded by the fast path (step exact) even where
-    the ownership walk would refuse it (the refusals are for root only)."""
+def test_an_unprivileged_user_loads_without_the_walk(builds):
+    """Not root: the build is loaded by step 1 (step exact) even where the
+    ownership walk would refuse it (the refusals are for root only)."""
     top = tempfile.mkdtemp(prefix="perf-loader-nobody.")  # pytest's tmp_path is private to root
     try:
         os.chmod(top, 0o777)  # world-writable, not sticky: root would refuse everything below
