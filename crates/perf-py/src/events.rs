@@ -23,44 +23,27 @@ fn hex(v: u64) -> String {
     }
 }
 
-/// Defines an event class: the common `sample_*` members and `type`, plus
-/// its own writable (`rw`) and read-only (`ro`) members.
+/// Defines an event class: the sample members (`sample_ip`, …, from the
+/// one list of them, `perf_core::sample_members!`) and `type`, plus its own
+/// writable (`rw`) and read-only (`ro`) members and Rust-only (`hidden`)
+/// fields. A new event class is one more invocation.
 macro_rules! event_class {
     ($rust:ident, $pyname:literal, $doc:literal,
+     rw { $($rw:tt)* } ro { $($ro:tt)* } hidden { $($hid:tt)* }) => {
+        perf_core::sample_members!(event_class! {
+            @with_members $rust, $pyname, $doc, rw { $($rw)* } ro { $($ro)* } hidden { $($hid)* }
+        });
+    };
+    (@with_members $rust:ident, $pyname:literal, $doc:literal,
      rw { $($rw:ident : $rwty:ty = $rwdoc:literal),* $(,)? }
      ro { $($ro:ident : $roty:ty = $rodoc:literal),* $(,)? }
-     hidden { $($hid:ident : $hidty:ty),* $(,)? }) => {
+     hidden { $($hid:ident : $hidty:ty),* $(,)? }
+     $(($field:ident, $attr:ident, $ty:ty, $mdoc:literal, $($layout:tt)*)),* $(,)?) => {
         #[doc = $doc]
         #[pyclass(module = "perf", name = $pyname, subclass)]
         #[derive(Default)]
         pub struct $rust {
-            /// event ip
-            #[pyo3(get, set)]
-            pub sample_ip: u64,
-            /// event pid
-            #[pyo3(get, set)]
-            pub sample_pid: i32,
-            /// event tid
-            #[pyo3(get, set)]
-            pub sample_tid: i32,
-            /// event timestamp
-            #[pyo3(get, set)]
-            pub sample_time: u64,
-            /// event addr
-            #[pyo3(get, set)]
-            pub sample_addr: u64,
-            /// event id
-            #[pyo3(get, set)]
-            pub sample_id: u64,
-            /// event stream id
-            #[pyo3(get, set)]
-            pub sample_stream_id: u64,
-            /// event period
-            #[pyo3(get, set)]
-            pub sample_period: u64,
-            /// event cpu
-            #[pyo3(get, set)]
-            pub sample_cpu: u32,
+            $(#[doc = $mdoc] #[pyo3(get, set)] pub $attr: $ty,)*
             /// event type
             #[pyo3(get, set)]
             pub r#type: u32,
@@ -69,22 +52,21 @@ macro_rules! event_class {
             $(pub $hid: $hidty,)*
         }
 
+        #[allow(dead_code)] // not every class is built each way
         impl $rust {
-            #[allow(dead_code)] // not every class is built from a Sample this way
+            /// A record of type `type_` with the sample members of `s`.
             fn with_sample(type_: u32, s: &Sample) -> Self {
                 $rust {
-                    sample_ip: s.ip,
-                    sample_pid: s.pid,
-                    sample_tid: s.tid,
-                    sample_time: s.time,
-                    sample_addr: s.addr,
-                    sample_id: s.id,
-                    sample_stream_id: s.stream_id,
-                    sample_period: s.period,
-                    sample_cpu: s.cpu,
+                    $($attr: s.$field,)*
                     r#type: type_,
                     ..Default::default()
                 }
+            }
+
+            /// Sets the sample members.
+            #[inline(always)]
+            fn set_members(&mut self, m: &SampleMembers) {
+                $(self.$attr = m.$field;)*
             }
         }
     };
@@ -355,15 +337,7 @@ fn fill_sample(
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
 ) {
-    e.sample_ip = s.ip;
-    e.sample_pid = s.pid;
-    e.sample_tid = s.tid;
-    e.sample_time = s.time;
-    e.sample_addr = s.addr;
-    e.sample_id = s.id;
-    e.sample_stream_id = s.stream_id;
-    e.sample_period = s.period;
-    e.sample_cpu = s.cpu;
+    e.set_members(s);
     e.r#type = record::PERF_RECORD_SAMPLE;
     match &s.raw {
         Some(r) => {

@@ -49,7 +49,8 @@ use std::ops::Range;
 pub use abi::*;
 pub use body::{Body, Mmap2File};
 pub use members::{
-    member_sources, sample_members, MemberSource, MemberSources, SampleMembers, MEMBERS,
+    member_sources, sample_members, MemberDefault, MemberSource, MemberSources, SampleMembers,
+    MEMBERS,
 };
 pub use parse_info::ParseInfo;
 pub use read_format::{parse_read_format, ReadCounters, ReadValue, SampleRead};
