@@ -7,6 +7,8 @@ use std::ops::ControlFlow;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use perf_event_open_sys::bindings::PERF_TYPE_TRACEPOINT;
+
 use crate::abi::Policy;
 use crate::cpumap::{Cpu, CpuMap};
 use crate::error::{Error, Result};
@@ -16,9 +18,6 @@ use crate::ring::Ring;
 use crate::sys::{self, Ioctl};
 use crate::threadmap::ThreadMap;
 use crate::tracefs::{self, Format};
-
-/// `PERF_TYPE_TRACEPOINT`.
-const PERF_TYPE_TRACEPOINT: u32 = 2;
 
 /// An evsel shared between its evlist and its Python object.
 pub type SharedEvsel = Arc<Mutex<Evsel>>;

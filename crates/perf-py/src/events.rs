@@ -120,7 +120,7 @@ impl MmapEvent {
     #[new]
     fn new() -> Self {
         MmapEvent {
-            r#type: 1,
+            r#type: record::PERF_RECORD_MMAP,
             ..Default::default()
         }
     }
@@ -142,7 +142,7 @@ impl LostEvent {
     #[new]
     fn new() -> Self {
         LostEvent {
-            r#type: 2,
+            r#type: record::PERF_RECORD_LOST,
             ..Default::default()
         }
     }
@@ -160,7 +160,7 @@ impl CommEvent {
     #[new]
     fn new() -> Self {
         CommEvent {
-            r#type: 3,
+            r#type: record::PERF_RECORD_COMM,
             ..Default::default()
         }
     }
@@ -177,7 +177,7 @@ impl TaskEvent {
     #[new]
     fn new() -> Self {
         TaskEvent {
-            r#type: 4,
+            r#type: record::PERF_RECORD_EXIT,
             ..Default::default()
         }
     }
@@ -204,7 +204,7 @@ impl ThrottleEvent {
     #[new]
     fn new() -> Self {
         ThrottleEvent {
-            r#type: 6,
+            r#type: record::PERF_RECORD_UNTHROTTLE,
             ..Default::default()
         }
     }
@@ -228,7 +228,7 @@ impl ReadEvent {
     #[new]
     fn new() -> Self {
         ReadEvent {
-            r#type: 8,
+            r#type: record::PERF_RECORD_READ,
             ..Default::default()
         }
     }
@@ -242,7 +242,7 @@ impl SwitchEvent {
     #[new]
     fn new() -> Self {
         SwitchEvent {
-            r#type: 14,
+            r#type: record::PERF_RECORD_SWITCH,
             ..Default::default()
         }
     }
@@ -261,7 +261,7 @@ impl Mmap2Event {
     #[new]
     fn new() -> Self {
         Mmap2Event {
-            r#type: 10,
+            r#type: record::PERF_RECORD_MMAP2,
             ..Default::default()
         }
     }
@@ -284,7 +284,7 @@ impl SampleEvent {
     /// An empty `sample_event`, as `perf.sample_event()` makes it.
     pub fn new_sample() -> Self {
         SampleEvent {
-            r#type: 9,
+            r#type: record::PERF_RECORD_SAMPLE,
             ..Default::default()
         }
     }

@@ -51,6 +51,12 @@ pub const PERF_RECORD_AUX_OUTPUT_HW_ID: u32 = 21;
 /// `PERF_RECORD_CALLCHAIN_DEFERRED` (6.18)
 pub const PERF_RECORD_CALLCHAIN_DEFERRED: u32 = 22;
 
+/// perf's own `PERF_RECORD_STAT` (tools/perf/util/event.h: record types
+/// from 64 on are written by perf, not by the kernel)
+pub const PERF_RECORD_STAT: u32 = 76;
+/// perf's own `PERF_RECORD_STAT_ROUND`
+pub const PERF_RECORD_STAT_ROUND: u32 = 77;
+
 /// `PERF_RECORD_MISC_CPUMODE_MASK`
 pub const PERF_RECORD_MISC_CPUMODE_MASK: u16 = 7;
 /// `PERF_RECORD_MISC_SWITCH_OUT` (on SWITCH records; the same bit is
