@@ -322,14 +322,14 @@ impl Evlist {
     /// evsel and that evsel's parse info and tracepoint format. `Ok(None)`
     /// when the ring has no complete record or the record belongs to no
     /// known evsel (it is consumed then, and counted in `stats.unmatched`).
-    /// `Err(InvalidArgument)` for a CPU without a ring.
+    /// `Err(UnknownCpu)` for a CPU without a ring.
     pub fn read_on_cpu_with<R>(
         &mut self,
         cpu: Cpu,
         f: impl FnOnce(RecordRef<'_>) -> R,
     ) -> Result<Option<R>> {
         let Some(idx) = self.rings.iter().position(|r| r.cpu == cpu) else {
-            return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
+            return Err(Error::UnknownCpu { cpu });
         };
         Ok(self.read_ring_with(idx, f)?.flatten())
     }

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::error::PerfError;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
 use crate::tracepoint_sample::TracepointSampleEvent;
@@ -388,9 +389,7 @@ pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyRe
         return Ok(Decoded::Sample(members));
     }
     let parsed = cache.record(rec.info);
-    record::parse_into(rec.bytes, rec.info, parsed).map_err(|e| {
-        crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
-    })?;
+    record::parse_into(rec.bytes, rec.info, parsed).map_err(PerfError::Record)?;
     if let Body::Sample = parsed.body {
         return Ok(Decoded::Sample(SampleMembers::of(&parsed.sample)));
     }
