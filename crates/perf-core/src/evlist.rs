@@ -48,6 +48,18 @@ pub struct RecordRef<'a> {
     pub format: Option<&'a Arc<Format>>,
 }
 
+/// What [`Evlist::read_ring_with`] found in a ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingRead<R> {
+    /// No complete record (or no such ring).
+    Empty,
+    /// A record that matched no evsel: consumed, and counted in
+    /// `stats.unmatched`.
+    Unmatched,
+    /// A record, and what the callback made of it.
+    Record(R),
+}
+
 /// Counters of what reading skipped.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReadStats {
@@ -331,20 +343,22 @@ impl Evlist {
         let Some(idx) = self.rings.iter().position(|r| r.cpu == cpu) else {
             return Err(Error::UnknownCpu { cpu });
         };
-        Ok(self.read_ring_with(idx, f)?.flatten())
+        match self.read_ring_with(idx, f)? {
+            RingRead::Record(r) => Ok(Some(r)),
+            RingRead::Empty | RingRead::Unmatched => Ok(None),
+        }
     }
 
-    /// Reads at most one record from ring number `idx` (see `ring_count`):
-    /// `Ok(None)` when that ring has no complete record (or no such ring),
-    /// `Ok(Some(None))` for a record that matched no evsel (consumed and
-    /// counted in `stats.unmatched`), `Ok(Some(Some(r)))` otherwise.
+    /// Reads at most one record from ring number `idx` (see `ring_count`),
+    /// handing it to `f` as [`read_on_cpu_with`](Self::read_on_cpu_with)
+    /// does.
     pub fn read_ring_with<R>(
         &mut self,
         idx: usize,
         f: impl FnOnce(RecordRef<'_>) -> R,
-    ) -> Result<Option<Option<R>>> {
+    ) -> Result<RingRead<R>> {
         let Some(slot) = self.rings.get_mut(idx) else {
-            return Ok(None);
+            return Ok(RingRead::Empty);
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
         let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
@@ -358,10 +372,14 @@ impl Evlist {
                 format,
             }))
         })?;
-        if let Some(None) = out {
-            self.stats.unmatched += 1;
-        }
-        Ok(out)
+        Ok(match out {
+            None => RingRead::Empty,
+            Some(None) => {
+                self.stats.unmatched += 1;
+                RingRead::Unmatched
+            }
+            Some(Some(r)) => RingRead::Record(r),
+        })
     }
 
     /// Reads the records now in ring `idx`, handing each to `f` as

@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 use std::sync::{Mutex, MutexGuard};
 
-use perf_core::evlist::Evlist;
+use perf_core::evlist::{Evlist, RingRead};
 use perf_core::sys::{self, Ioctl};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -53,9 +53,9 @@ impl PyEvlist {
                 })
                 .map_err(PerfError::from)?;
             match out {
-                Some(Some(event)) => return event.map(Some),
-                Some(None) => continue,
-                None => *ring += 1,
+                RingRead::Record(event) => return event.map(Some),
+                RingRead::Unmatched => continue,
+                RingRead::Empty => *ring += 1,
             }
         }
         Ok(None)

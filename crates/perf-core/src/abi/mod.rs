@@ -39,7 +39,9 @@ mod tests_real;
 pub use emulator::{EmulatedKernel, EmulatedPrivileges};
 pub use environment::{cap_eff, Environment, Privileges, CAP_PERFMON, CAP_SYS_ADMIN};
 pub use explain::{kernel_lacks, target_lacks, Lack};
-pub use fallback::{open, open_with_fallback, Fallback, FallbackReason, Opened, Policy};
+pub use fallback::{
+    open, open_with_fallback, Fallback, FallbackMode, FallbackReason, Opened, Policy,
+};
 pub use kernel_abi::{AbiSource, AttrBits, BuildTarget, KernelAbi};
 pub use permission::{enoent_hint, permission_hint};
 pub use probe::{base_args, base_attr, feature_probe, probe, probe_attr_size, probe_feature};
