@@ -44,7 +44,7 @@ macro_rules! columns {
         ];
     };
 }
-perf_core::sample_members!(columns);
+perf_core::sample_member_list!(columns);
 
 /// Column number of `type`; the members follow, then `evsel`.
 const TYPE: usize = 0;

@@ -25,13 +25,13 @@ fn hex(v: u64) -> String {
 }
 
 /// Defines an event class: the sample members (`sample_ip`, …, from the
-/// one list of them, `perf_core::sample_members!`) and `type`, plus its own
+/// one list of them, `perf_core::sample_member_list!`) and `type`, plus its own
 /// writable (`rw`) and read-only (`ro`) members and Rust-only (`hidden`)
 /// fields. A new event class is one more invocation.
 macro_rules! event_class {
     ($rust:ident, $pyname:literal, $doc:literal,
      rw { $($rw:tt)* } ro { $($ro:tt)* } hidden { $($hid:tt)* }) => {
-        perf_core::sample_members!(event_class! {
+        perf_core::sample_member_list!(event_class! {
             @with_members $rust, $pyname, $doc, rw { $($rw)* } ro { $($ro)* } hidden { $($hid)* }
         });
     };

@@ -113,7 +113,7 @@ macro_rules! answered_members {
         ];
     };
 }
-perf_core::sample_members!(answered_members);
+perf_core::sample_member_list!(answered_members);
 
 /// A member's value as a Python int.
 #[inline(always)]

@@ -44,11 +44,11 @@ use super::ParseInfo;
 ///         [$(stringify!($attr)),*]
 ///     };
 /// }
-/// let names = perf_core::sample_members!(attributes);
+/// let names = perf_core::sample_member_list!(attributes);
 /// assert_eq!(names[..2], ["sample_ip", "sample_pid"]);
 /// ```
 #[macro_export]
-macro_rules! sample_members {
+macro_rules! sample_member_list {
     ($callback:ident $(! { $($before:tt)* })?) => {
         $callback! { $($($before)*)?
             // field     attribute         type doc                bit                    half default
@@ -115,7 +115,7 @@ impl Word for i32 {
     }
 }
 
-/// Where a member is in a record, from its row of [`sample_members!`].
+/// Where a member is in a record, from its row of [`sample_member_list!`].
 #[derive(Debug, Clone, Copy)]
 struct Row {
     bit: u64,
@@ -127,7 +127,7 @@ struct Row {
 macro_rules! define_members {
     ($(($field:ident, $attr:ident, $ty:ty, $doc:literal, $bit:ident, $half:literal, $default:ident)),* $(,)?) => {
         /// The sample members the Python module shows (see
-        /// [`sample_members!`](crate::sample_members), with perf's defaults for
+        /// [`sample_member_list!`](crate::sample_member_list), with perf's defaults for
         /// those the evsel does not sample), and the `PERF_SAMPLE_RAW` payload.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct SampleMembers {
@@ -178,7 +178,7 @@ macro_rules! define_members {
     };
 }
 
-crate::sample_members!(define_members);
+crate::sample_member_list!(define_members);
 
 /// Where each member comes from: for each of [`MEMBERS`], a slot of the word
 /// table [`sample_members`] fills (1..=10: the record's u64s after the
