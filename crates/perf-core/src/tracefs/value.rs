@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Reading one tracepoint field out of a sample's `PERF_SAMPLE_RAW` payload,
-//! with the semantics of python.c's `tracepoint_field()` (api.md §4.7.6).
+//! with the semantics of python.c's `tracepoint_field()`.
 //!
 //! The payload is native-endian (it comes from a live ring buffer). Where
 //! the C code would read outside the payload, this returns
