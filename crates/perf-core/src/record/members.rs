@@ -182,12 +182,10 @@ crate::sample_member_list!(define_members);
 
 /// Where each member comes from: for each of [`MEMBERS`], a slot of the word
 /// table [`sample_members`] fills (1..=10: the record's u64s after the
-/// header, in order; `DEFAULT_*`: perf's defaults for members not sampled)
-/// and the shift that brings a 32-bit member down to the low bits.
+/// header, in order; `DEFAULT_*`: perf's defaults for members not sampled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MembersLayout {
     slot: [u8; SampleMembers::COUNT],
-    shift: [u8; SampleMembers::COUNT],
     /// Number of u64 fields after the header (0..=10).
     words: u8,
     /// Byte offset of `raw.size` (0: no RAW).
@@ -231,7 +229,6 @@ impl MembersLayout {
         let slot_of = |bit: u64| slots[bit.trailing_zeros() as usize % 64];
         let mut layout = MembersLayout {
             slot: [0; SampleMembers::COUNT],
-            shift: [0; SampleMembers::COUNT],
             words,
             raw: 0,
             end: 0,
@@ -252,7 +249,6 @@ impl MembersLayout {
                 };
             }
             layout.slot[i] = slot;
-            layout.shift[i] = if row.narrow { half_shift(row.half) } else { 0 };
         }
         let fixed = HEADER_SIZE as u16 + 8 * u16::from(words);
         if sample_type & PERF_SAMPLE_RAW != 0 {
@@ -310,8 +306,14 @@ pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> 
             Some(start..end)
         }
     };
-    let words =
-        std::array::from_fn(|i| w[usize::from(layout.slot[i]) % SLOTS] >> (layout.shift[i] % 64));
+    // The shift of a 32-bit member is a constant of its row.
+    let words = std::array::from_fn(|i| {
+        let word = w[usize::from(layout.slot[i]) % SLOTS];
+        match ROWS.get(i) {
+            Some(r) if r.narrow => word >> half_shift(r.half),
+            _ => word,
+        }
+    });
     Some(SampleMembers::from_words(words, raw))
 }
 
