@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The fallback TOML reader (Python 3.9 and 3.10 have no tomllib) reads what
+"""The fallback TOML reader (Python 3.10 has no tomllib) reads what
 tomllib reads for the files the loader needs, and refuses the rest."""
 
 import subprocess
@@ -60,7 +60,7 @@ def test_real_manifest(loader_modules, builds):
     assert loader_modules.toml.loads_subset(text) == tomllib.loads(text)
 
 
-@pytest.mark.parametrize("version", ["3.9", "3.10"])
+@pytest.mark.parametrize("version", ["3.10"])
 def test_loader_on_a_python_without_tomllib(root, version):
     python = pyenv_python(version)
     root.install(OLD)
