@@ -8,11 +8,11 @@
 //! (`read_on_cpu() missing required argument 'cpu' (pos 1)`; docs/api.md).
 //! pyo3 lets a method word its own argument errors only through `**kwargs`,
 //! and compiles such a method to `METH_VARARGS` (an argument tuple and dict
-//! per call): 2343 instructions per event on the `read_on_cpu` loop of
-//! `benchmarks/instructions.sh` against 1873 here (+25 %), and 3289 against
-//! 2837 (+16 %) on the loop that reads `type` and three members, which would
-//! leave it 1.28x the C module's. (A pyo3 `METH_FASTCALL` method with pyo3's
-//! own argument handling: 2032, +8.5 %, but with pyo3's texts for unknown
+//! per call): 2330 instructions per event on the `read_on_cpu` loop of
+//! `benchmarks/instructions.sh` against 1884 here (+24 %), and 3313 against
+//! 2867 (+16 %) on the loop that reads `type` and three members, which would
+//! leave it 1.27x the C module's. (A pyo3 `METH_FASTCALL` method with pyo3's
+//! own argument handling: 2024, +7 %, but with pyo3's texts for unknown
 //! and repeated keywords.) docs/performance.md has the figures.
 //!
 //! The arguments arrive as a C array (no tuple); [`Args`] parses any call
