@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# `make run`  builds, installs into build/stage and runs the seed's test case.
+# `make run`  builds, installs into build/stage and runs the smoke test
+#             (python3 -c 'import perf; [print(c) for c in perf.cpu_map()]').
 # `make test` runs every test (cargo and pytest), with one boot of each real
 # kernel in tests/kernels/kernels.txt; `make test-kernels` runs the whole matrix.
 KERNEL_RELEASE ?= $(shell uname -r)
@@ -80,7 +81,7 @@ deb:
 test-loader:
 	$(PYTHON) -m pytest -q tests/loader
 
-# Builds the packages, installs them with dpkg, runs the seed's test case and
+# Builds the packages, installs them with dpkg, runs the smoke test and
 # tuned's perf logic with /usr/bin/python3, purges them (root; slow).
 test-packaging:
 	$(PYTHON) -m pytest -q -m slow tests/packaging
@@ -91,7 +92,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
 	/usr/bin/python3 benchmarks/perf_data_read.py
 
-# Robustness fuzzing (issue 7, docs/reliability.md), longer than `make test`:
+# Robustness fuzzing (docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the
 # libFuzzer-free sweep over every sample_type x read_format (SWEEP=full or
 # quick) and, with a nightly toolchain, the cargo-fuzz targets for

@@ -6,6 +6,8 @@ Usage: drain_workload.py N MODE, MODE one of
   skip       generate only (the baseline to subtract)
   classic    read_on_cpu loop
   attr       read_on_cpu loop reading ev.type and ev.sample_time
+  members    read_on_cpu loop reading ev.type and three sample members
+             (ev.sample_time, ev.sample_pid, ev.sample_cpu)
   batch      evlist.read_all() (ours only)
   batchattr  read_all() reading ev.type and ev.sample_time
   columns    evlist.read_columns(("type", "sample_time")) (ours only)
@@ -54,6 +56,11 @@ def drain():
             if MODE == "attr":
                 ev.type
                 ev.sample_time
+            elif MODE == "members":
+                ev.type
+                ev.sample_time
+                ev.sample_pid
+                ev.sample_cpu
     return n
 
 

@@ -22,7 +22,7 @@ per_event() { echo $(( ( $(ir "$1" 30000 "$2") - $(ir "$1" 10000 "$2") ) / 20000
 declare -A r
 for which in c ours; do
     base=$(per_event "$which" skip)
-    for mode in classic attr; do r[$which.$mode]=$(( $(per_event "$which" "$mode") - base )); done
+    for mode in classic attr members; do r[$which.$mode]=$(( $(per_event "$which" "$mode") - base )); done
 done
 base=$(per_event ours skip)
 for mode in batch batchattr columns columnsattr; do r[ours.$mode]=$(( $(per_event ours "$mode") - base )); done
@@ -30,6 +30,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf 'instructions per event (generation subtracted)\n'
 printf '  read_on_cpu loop:              C %5d   ours %5d   C/ours %s\n' "${r[c.classic]}" "${r[ours.classic]}" "$(ratio "${r[c.classic]}" "${r[ours.classic]}")"
 printf '  read_on_cpu + 2 attributes:    C %5d   ours %5d   C/ours %s\n' "${r[c.attr]}" "${r[ours.attr]}" "$(ratio "${r[c.attr]}" "${r[ours.attr]}")"
+printf '  read_on_cpu + type, 3 members: C %5d   ours %5d   C/ours %s\n' "${r[c.members]}" "${r[ours.members]}" "$(ratio "${r[c.members]}" "${r[ours.members]}")"
 printf '  ours read_all():                          ours %5d   C classic/batch %s, ours classic/batch %s\n' "${r[ours.batch]}" "$(ratio "${r[c.classic]}" "${r[ours.batch]}")" "$(ratio "${r[ours.classic]}" "${r[ours.batch]}")"
 printf '  ours read_all() + 2 attributes:           ours %5d   C classic/batch %s\n' "${r[ours.batchattr]}" "$(ratio "${r[c.attr]}" "${r[ours.batchattr]}")"
 printf '  ours read_columns():                      ours %5d   ours classic/columns %s\n' "${r[ours.columns]}" "$(ratio "${r[ours.classic]}" "${r[ours.columns]}")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make run`: build the extension for the running kernel, install it and the
-# loader into a staging root in the distro layout, and run the seed's test case
+# loader into a staging root in the distro layout, and run the smoke test
 # through the loader with the pyenv python3 and with Debian's /usr/bin/python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."

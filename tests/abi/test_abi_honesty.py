@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 4 through the Python module on the real kernel: per-ABI builds
-stamped for other kernels, run on this one.
+"""ABI honesty (docs/abi.md) through the Python module on the real kernel:
+per-ABI builds stamped for other kernels, run on this one.
 
 * a build targeting Linux 7.0 passes the attr to this (older) kernel, which
   answers E2BIG/EINVAL: the OSError keeps that errno and names the field, the

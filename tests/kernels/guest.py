@@ -25,7 +25,7 @@ import time
 import traceback
 import warnings
 
-SEED = "import perf; [print(c) for c in perf.cpu_map()]"
+SMOKE = "import perf; [print(c) for c in perf.cpu_map()]"
 
 
 def run(cmd, timeout, **kw):
@@ -50,9 +50,9 @@ def import_perf():
             "warnings": [str(w.message) for w in caught]}
 
 
-def seed():
-    """The seed's test case verbatim, in a fresh interpreter."""
-    out = run([sys.executable, "-c", SEED], 300)
+def smoke():
+    """The smoke test verbatim, in a fresh interpreter."""
+    out = run([sys.executable, "-c", SMOKE], 300)
     with open("/sys/devices/system/cpu/online") as f:
         out["online"] = f.read().strip()
     return out
@@ -116,7 +116,7 @@ def debs(plan):
     out = {"dpkg": run(["dpkg", "--no-triggers", "--force-unsafe-io", "-i", *plan["debs"]], 900, env=env)}
     report = "import json, perf; print(json.dumps({'file': perf.__file__, 'loaded_by': perf.__loaded_by__}))"
     out["import"] = run(["/usr/bin/python3", "-c", report], 300, env=env)
-    out["seed"] = run(["/usr/bin/python3", "-c", SEED], 300, env=env)
+    out["smoke"] = run(["/usr/bin/python3", "-c", SMOKE], 300, env=env)
     out["info"] = run(["/usr/bin/perf-python-info"], 300, env=env)
     return out
 
@@ -131,7 +131,7 @@ def sidebyside(plan):
                 *plan["sidebyside"]], 3600, env=env, cwd=plan["repo"])
 
 
-STEPS = {"loader": lambda plan: import_perf(), "seed": lambda plan: seed(), "info": info,
+STEPS = {"loader": lambda plan: import_perf(), "smoke": lambda plan: smoke(), "info": info,
          "honesty": honesty, "emulator": emulator, "debs": debs, "sidebyside": sidebyside}
 
 

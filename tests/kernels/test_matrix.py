@@ -6,7 +6,7 @@ test_quick.py's one boot per kernel:
   each guest `dpkg -i` of all of them (into the guest's overlays: the host's
   dpkg database and /usr are untouched) and a plain /usr/bin/python3
   `import perf` that loads the guest's exact build without a warning,
-  perf-python-info, and the seed case with the other CPU count (1 <-> 3);
+  perf-python-info, and the smoke test with the other CPU count (1 <-> 3);
 * on the newest 6.1 guest, the kernel Debian's C module (linux-perf 6.1) was
   built for: the side-by-side suite, tests/sidebyside, ours against the C
   module (26 minutes under TCG; the module's behaviour does not differ between
@@ -77,11 +77,11 @@ def test_installed_perf_python_info_says_why(deb_guest):
     assert f"  why: exact release {release}" in lines
 
 
-def test_installed_seed_case_prints_the_other_cpu_count(deb_guest):
+def test_installed_smoke_test_prints_the_other_cpu_count(deb_guest):
     release, got = deb_guest
-    seed = got["seed"]
-    assert seed["rc"] == 0 and seed["stderr"] == "", seed
-    assert seed["stdout"].split() == [str(c) for c in range(other_cpus(release))]
+    smoke = got["smoke"]
+    assert smoke["rc"] == 0 and smoke["stderr"] == "", smoke
+    assert smoke["stdout"].split() == [str(c) for c in range(other_cpus(release))]
 
 
 @pytest.fixture(scope="module", params=C_MODULE_KERNELS)

@@ -7,7 +7,7 @@ guest are installed side by side in one staged root, which each guest reads.
 In each guest:
 * /usr/bin/python3's `import perf` loads that kernel's exact build, without
   a warning, and perf-python-info says so and why;
-* the seed's test case prints the guest's CPUs (the kernels boot with 1 and 3);
+* the smoke test prints the guest's CPUs (the kernels boot with 1 and 3);
 * every attr row newer than the kernel, set on an event under a build that
   knows every row, is an OSError naming the row and its release, with the
   errno the kernel itself gave (E2BIG past its attr size, EINVAL otherwise);
@@ -24,11 +24,11 @@ from kernels import plan, vm
 from kernels.conftest import guest_run, staged_env, step
 
 KERNELS = vm.releases()
-QUICK_STEPS = ["loader", "seed", "info", "honesty", "emulator"]
+QUICK_STEPS = ["loader", "smoke", "info", "honesty", "emulator"]
 
 
 def cpus_for(release):
-    """1 or 3 CPUs, alternating down kernels.txt: the seed case must follow."""
+    """1 or 3 CPUs, alternating down kernels.txt: the smoke test must follow."""
     return 1 if KERNELS.index(release) % 2 == 0 else 3
 
 
@@ -71,9 +71,9 @@ def test_perf_python_info_says_which_build_and_why(guest, staged):
     assert f"  why: exact release {release}" in lines
 
 
-def test_seed_case_prints_the_guests_cpus(guest):
+def test_smoke_test_prints_the_guests_cpus(guest):
     release, run, result = guest
-    got = step(result, "seed")
+    got = step(result, "smoke")
     assert got["rc"] == 0 and got["stderr"] == "", got
     expected = [str(c) for c in range(cpus_for(release))]
     assert got["stdout"].split() == expected

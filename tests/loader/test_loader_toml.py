@@ -84,7 +84,7 @@ def test_real_manifest(loader_modules, builds):
     assert loader_modules.toml.loads_flat(text) == tomllib.loads(text)
 
 
-@pytest.mark.parametrize("version", ["3.9", "3.10"])
+@pytest.mark.parametrize("version", ["3.10"])
 def test_loader_on_a_python_without_tomllib(root, version):
     python = pyenv_python(version)
     root.install(OLD)

@@ -1,3 +1,3 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 5: the modern API (6.14-6.18), counting mode, the batch reader and
+"""The modern API (6.14-6.18), counting mode, the batch reader and
 the type stubs."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Fixtures for the modern-API tests (issue 5). The shared ones (`ours`,
+"""Fixtures for the modern-API tests. The shared ones (`ours`,
 `run_py`, `perf_ours`, `staged_root`) are in tests/conftest.py."""
 
 import subprocess

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The per-event fast paths (docs/performance.md, docs/design.md):
-evlist.read_on_cpu as a hand-made method (METH_FASTCALL on Python >= 3.10,
-METH_VARARGS on 3.9), the per-format classes of tracepoint samples (fields
-as getsets, members answered first unless a field shadows them), and the
+evlist.read_on_cpu as a hand-made METH_FASTCALL method, the per-format
+classes of tracepoint samples (fields as getsets, members answered first unless a field shadows them), and the
 columnar batch reader evlist.read_columns()."""
 
 import shutil
@@ -76,26 +75,20 @@ def pyenv_python(version):
     return str(found[-1])
 
 
-@pytest.mark.parametrize("version", ["system", "3.9", "3.10", "3.12", "3.13"])
+@pytest.mark.parametrize("version", ["system", "3.10", "3.12", "3.13"])
 def test_read_on_cpu_calling_conventions(ours, version):
     """Every way of passing the arguments reads every event, and bad
-    arguments get CPython's PyArg_ParseTupleAndKeywords texts, on the 3.9
-    (METH_VARARGS) and the 3.10+ (METH_FASTCALL) entry points alike."""
+    arguments get CPython's PyArg_ParseTupleAndKeywords texts, on every
+    supported Python."""
     python = None if version == "system" else pyenv_python(version)
     got = ours.run(CALLS, python=python).check()
     assert got["n"] == 300
     assert got["sig"] == "($self, /, cpu, sample_id_all=1)"
     if version != "system":
         assert got["version"] == [int(x) for x in version.split(".")]
-    # The argument-parsing texts are ours, on every version; the conversion
-    # errors (indexes 4-7 and 9) are CPython's own, which 3.9 words
-    # differently and where 3.9 still accepts a float (with a warning).
-    parsing = [0, 1, 2, 3, 8]
-    assert [got["errors"][i] for i in parsing] == [EXPECTED_ERRORS[i] for i in parsing]
-    if got["version"] == [3, 9]:
-        assert [got["errors"][i][0] for i in (4, 6, 7, 9)] == [EXPECTED_ERRORS[i][0] for i in (4, 6, 7, 9)]
-    else:
-        assert got["errors"] == EXPECTED_ERRORS
+    # The argument-parsing texts are ours; the conversion errors (indexes
+    # 4-7 and 9) are CPython's own.
+    assert got["errors"] == EXPECTED_ERRORS
 
 
 def test_read_on_cpu_argument_errors_match_the_c_module(ours, c_module):

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The 6.14-6.18 evlist/evsel surface (api.md §2, §4.3.3, §4.4.4-4.6):
+"""The 6.14-6.18 evlist/evsel surface (docs/api.md §2, §5, §6):
 str/repr, indexing and iteration, parse_events' arguments, open() without
-maps, close(), evsel.read() deltas, config() against api.md §11 item 13 and
-against what `perf record -vv` gives the kernel for the same event, and
+maps, close(), evsel.read() deltas, config() against python.c's record
+options (docs/api.md §6, `config()`) and against what `perf record -vv` gives the kernel for the same event, and
 perf.pmus() against /sys/bus/event_source/devices."""
 
 import os
@@ -221,7 +221,7 @@ IP, TID, TIME, CPU, PERIOD, RAW = 1, 2, 4, 128, 256, 1024
 
 
 @pytest.mark.parametrize("string, tracking, sample_type, period", [
-    # api.md §11 item 13: sample_type |= IP|TID|TIME, +PERIOD when freq;
+    # docs/api.md §6 (config()): sample_type |= IP|TID|TIME, +PERIOD when freq;
     # 4000 Hz for evsels without a period; read_format LOST; a wakeup per
     # record; the first evsel tracks.
     ("task-clock", [True], [IP | TID | TIME | PERIOD], [4000]),

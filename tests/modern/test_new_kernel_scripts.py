@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The kernel's 6.15+ tracepoint.py and 6.16+ counting.py (api.md §10.3,
-§10.4), run unchanged under our module: they print sensible counts and
+"""The kernel's 6.15+ tracepoint.py and 6.16+ counting.py
+(tools/perf/python/), run unchanged under our module: they print sensible counts and
 sched_switch lines for software events and tracepoints on this machine.
 The scripts come from a Debian linux-source package (modern/new_scripts.py)."""
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The Debian packages, for real: build them (scripts/deb.sh, lintian clean),
-install them with dpkg, run the seed's test case and tuned's scheduler-plugin
+install them with dpkg, run the smoke test and tuned's scheduler-plugin
 perf logic with /usr/bin/python3, check how they coexist with Debian's
 linux-perf, then purge them and check that nothing is left behind.
 

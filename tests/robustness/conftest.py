@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Fixtures for the robustness tests (issue 7). Everything runs our module
+"""Fixtures for the robustness tests (docs/reliability.md). Everything runs our module
 in subprocesses (the `ours` fixture of tests/conftest.py), so a crash is a
 failed test with the signal, not a dead pytest."""
 

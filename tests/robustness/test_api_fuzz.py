@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 1: hypothesis fuzzing of the Python API (api_fuzzer.py) in a
-subprocess. Bounded here (a few hundred examples, well under a minute);
+"""Python API fuzzing (docs/reliability.md): hypothesis fuzzing of the
+Python API (api_fuzzer.py) in a subprocess. Bounded here (a few hundred examples, well under a minute);
 `make fuzz` runs it longer with fresh random examples:
 
     PERF_FUZZ_CALLS=5000 PERF_FUZZ_ORDERS=1000 PERF_FUZZ_RANDOM=1 \

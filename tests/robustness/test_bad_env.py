@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 6: bad environments, each in its own subprocess (and, where
-the environment is changed, its own mount namespace): tracefs missing or
+"""Bad environments (docs/reliability.md), each in its own subprocess (and,
+where the environment is changed, its own mount namespace): tracefs missing or
 impossible to mount, perf_event_paranoid at 3 and 4 for an unprivileged
 user, a sysfs that lists other CPUs than exist, a pid that vanished. Each
 gives a clear error or a documented fallback, never a crash."""

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 1, the call orders the fuzzer explores, written out one by
-one: each must give a value or an ordinary exception, in a subprocess so a
+"""Python API fuzzing (docs/reliability.md): the call orders the fuzzer
+explores, written out one by one: each must give a value or an ordinary exception, in a subprocess so a
 crash or a hang fails only its test."""
 
 from sidebyside.harness import online_cpus

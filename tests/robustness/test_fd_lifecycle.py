@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 4: file descriptors and memory. Thousands of open/mmap/close
+"""File descriptors and memory. Thousands of open/mmap/close
 cycles leave the fd count and RSS flat; dropping objects without close()
 releases their fds and ring mappings; running out of fds is a clear
 OSError(EMFILE) that leaves nothing behind; and tuned's habit of closing

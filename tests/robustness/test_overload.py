@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 3: tiny rings (mmap(pages=1), 4 KiB of data) under events
+"""Overload: tiny rings (mmap(pages=1), 4 KiB of data) under events
 far faster than Python can read. What the kernel could not write must show
 up as lost_event records with the right counts, the ring must wrap around
 thousands of times, and every record that survives must parse with sane

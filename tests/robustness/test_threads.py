@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 7 item 5: threads. poll() releases the GIL; threads reading their
+"""Threads. poll() releases the GIL; threads reading their
 own evlists see only their own records; a thread closing an evlist under a
 thread that polls and reads it gives no crash and no deadlock. Every run has
 a timeout: a deadlock fails the test instead of hanging it."""

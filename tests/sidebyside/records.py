@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Running the record workloads (workloads/*.py) under a module, once per
-session, and the C module's repr formats (api.md §4.7.3) to check them."""
+session, and the C module's repr formats (docs/api.md §8) to check them."""
 
 import re
 from pathlib import Path

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Real consumers, run unchanged: the kernel's twatch.py and tracepoint.py
 (6.1, from Debian's linux-source-6.1, fetched at test time) under our module
-and under the C module, each seeing a process the test starts
-(consumers.md §3.5, api.md §10)."""
+and under the C module, each seeing a process the test starts."""
 
 import re
 import signal

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""perf.cpu_map, side by side with the C module (api.md §4.1, §8)."""
+"""perf.cpu_map, side by side with the C module (docs/api.md §4)."""
 
 import pytest
 
 from sidebyside.harness import online_cpus
 
-# cpustr -> CPUs, as libperf's perf_cpu_map__new parses them (api.md §4.1).
+# cpustr -> CPUs, as libperf's perf_cpu_map__new parses them.
 GOOD = {"": [-1], "0": [0], "0-1": [0, 1], "1,0": [0, 1], "1,": [1], "0-0": [0],
         "0x1": [1], "010": [8], "0-1,5": [0, 1, 5]}
 BAD = ["abc", " 1", "-1", "1x", "2-1", "0,0", "2147483647"]

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""perf.evlist, side by side with the C module (api.md §4.4, §5, §6;
-consumers.md §3.1 for what tuned relies on)."""
+"""perf.evlist, side by side with the C module (docs/api.md §6)."""
 
 import errno
 import gc
@@ -294,14 +293,14 @@ result([ready, during / baseline])
 
 
 def test_poll_releases_the_gil(ours):
-    """Ours lets other threads run while poll() blocks (issue 3)."""
+    """Ours lets other threads run while poll() blocks."""
     ready, ratio = ours.run(GIL).check()
     assert ready == 0
     assert ratio > 1  # 300 ms of spinning, against 100 ms of baseline
 
 
 def test_c_module_poll_holds_the_gil(c_module):
-    """api.md §8: the C module blocks in poll() holding the GIL."""
+    """The C module blocks in poll() holding the GIL."""
     ready, ratio = c_module.run(GIL).check()
     assert ready == 0
     assert ratio < 0.5  # at most a switch interval before poll() took over

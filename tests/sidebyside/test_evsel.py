@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""perf.evsel, side by side with the C module (api.md §4.3, §6, §11).
+"""perf.evsel, side by side with the C module (docs/api.md §5).
 
 The C module (6.1) has no evsel attributes, so what the constructor built is
 observed where it lands: the perf_event_attr the kernel receives, as strace
@@ -245,7 +245,7 @@ except OSError as e:
     assert got[:3] == ["PermissionError", errno.EACCES, True]
 
 
-# Calls that crash the C module (api.md §4.3.1, §6; consumers.md §5.3).
+# Calls that crash the C module.
 CRASHERS = {
     "freq-and-period": ("perf.evsel(sample_freq=10, sample_period=5)", (ValueError,)),
     "unknown-keyword": ("perf.evsel(foo=1)", (TypeError,)),
@@ -291,7 +291,7 @@ def test_ours_freq_and_period_message(perf_ours):
 
 
 def test_fds_closed_when_freed(perf_ours):
-    """Ours closes an evsel's fds when it is freed (issue 3)."""
+    """Ours closes an evsel's fds when it is freed."""
     def nfds():
         return len(os.listdir("/proc/self/fd"))
     before = nfds()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Module surface, side by side: constants, types, names, docstrings
-(api.md §1–§3, §4.7.3–§4.7.4, consumers.md §3.7)."""
+(docs/api.md §1–§3, §8)."""
 
 import pytest
 
@@ -8,7 +8,7 @@ from sidebyside.harness import oracle_self_check
 
 OURS_IS_C = oracle_self_check()
 
-# The 67 constants of the 6.1 module (api.md §3), name -> value.
+# The 67 constants of the 6.1 module (docs/api.md §3), name -> value.
 CONSTANTS = {
     "TYPE_HARDWARE": 0, "TYPE_SOFTWARE": 1, "TYPE_TRACEPOINT": 2, "TYPE_HW_CACHE": 3,
     "TYPE_RAW": 4, "TYPE_BREAKPOINT": 5,
@@ -180,7 +180,7 @@ def test_event_members_and_docs(module, name):
 
 
 def test_event_members_match_the_c_module(ours, c_module):
-    """Ours may add members (e.g. `type` on lost_event, consumers.md §6.13),
+    """Ours may add members (e.g. `type` on lost_event, as 7.3),
     never drop one the C module has."""
     o, c = describe(ours)["names"], describe(c_module)["names"]
     for name in EVENT_MEMBERS:

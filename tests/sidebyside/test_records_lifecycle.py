@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Task, comm and mmap records from a known child (workloads/lifecycle.py),
 side by side: twatch.py's evsel, system-wide; the child execs /bin/true.
-api.md §4.7.1–§4.7.5."""
+docs/api.md §8."""
 
 import os
 
@@ -92,9 +92,10 @@ def test_mmap_records(module):
 
 
 def test_mmap_misc(module, request):
-    """Quirk 1 of api.md §4.7.5: in C ≤7.2 `misc` is a u32 read at the u16
-    header.misc, so it is misc | header.size << 16. Ours returns header.misc
-    itself, as 7.3 does (T_USHORT): the low 16 bits agree."""
+    """A quirk of the C module (docs/api.md §8): in C ≤7.2 `misc` is a u32
+    read at the u16 header.misc, so it is misc | header.size << 16. Ours
+    returns header.misc itself, as 7.3 does (T_USHORT): the low 16 bits
+    agree."""
     got = workload(module, "lifecycle", "mmap").check()
     trailer = 5 * 8  # TID, TIME, ID, STREAM_ID, CPU
     is_ours = request.node.callspec.params["module"] == "ours" and not OURS_IS_C
@@ -108,7 +109,7 @@ def test_mmap_misc(module, request):
 
 def test_untouched_sample_members(module):
     """sample_type TID only, freq=1, sample_freq=1234: what was not sampled
-    keeps perf's defaults (api.md §4.7.1)."""
+    keeps perf's defaults (docs/api.md §8)."""
     got = workload(module, "lifecycle", "defaults").check()
     assert got["events"]
     for e in got["events"]:

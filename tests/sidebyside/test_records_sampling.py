@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """cpu-clock samples and lost records (workloads/sampling.py), side by side:
-a busy child pinned to one CPU, sampled per thread. api.md §4.7, §5."""
+a busy child pinned to one CPU, sampled per thread. docs/api.md §6, §8."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """PERF_RECORD_SWITCH on a per-thread map (workloads/switch.py, twatch.py
-with context_switch=1), side by side. api.md §4.7.3, §4.7.5 quirk 2."""
+with context_switch=1), side by side. docs/api.md §8."""
 
 from sidebyside.records import check_repr, compare, shape, workload
 

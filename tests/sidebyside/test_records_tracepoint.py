@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """sched:sched_switch through tracepoint.py's ≤6.14 pattern
-(workloads/sched_switch.py), side by side. api.md §2, §4.7.6."""
+(workloads/sched_switch.py), side by side. docs/api.md §8."""
 
 import pytest
 
@@ -49,7 +49,7 @@ def test_fields_without_perf_tracepoint(ours):
 
 def test_c_module_needs_perf_tracepoint_first(c_module):
     """The documented 6.1 limitation: without a prior perf.tracepoint() call
-    every field is an AttributeError (api.md §4.7.6)."""
+    every field is an AttributeError."""
     got = workload(c_module, "sched_switch", "tracefs-id").check()
     assert len(got["events"]) >= 5
     for e in got["events"]:

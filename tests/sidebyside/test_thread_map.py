@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""perf.thread_map, side by side with the C module (api.md §4.2, §8)."""
+"""perf.thread_map, side by side with the C module (docs/api.md §4)."""
 
 import errno
 import os

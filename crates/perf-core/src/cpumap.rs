@@ -54,7 +54,6 @@ impl CpuMap {
                 }
             }
         }
-        // SAFETY: sysconf has no preconditions.
         let n = crate::sys::nprocessors_onln();
         if n < 1 {
             return Err(Error::Sys {

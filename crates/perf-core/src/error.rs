@@ -33,6 +33,25 @@ pub enum Error {
     /// A value that is out of range for what the kernel or the API accepts.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A CPU number the evlist has no ring for (not in its maps, or not
+    /// mapped yet).
+    #[error("Unknown CPU '{cpu}'")]
+    UnknownCpu {
+        /// The CPU number asked for.
+        cpu: i32,
+    },
+    /// A CPU number the evsel was not opened on.
+    #[error("CPU {cpu} is not part of evsel's CPUs")]
+    CpuNotInMap {
+        /// The CPU number asked for.
+        cpu: i32,
+    },
+    /// A thread id the evsel was not opened on.
+    #[error("Thread {thread} is not part of evsel's threads")]
+    ThreadNotInMap {
+        /// The thread id asked for.
+        thread: i32,
+    },
     /// A record in a ring buffer or a file could not be parsed.
     #[error("malformed {what}: {detail}")]
     Malformed {

@@ -7,6 +7,8 @@ use std::ops::ControlFlow;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use perf_event_open_sys::bindings::PERF_TYPE_TRACEPOINT;
+
 use crate::abi::Policy;
 use crate::cpumap::{Cpu, CpuMap};
 use crate::error::{Error, Result};
@@ -16,9 +18,6 @@ use crate::ring::Ring;
 use crate::sys::{self, Ioctl};
 use crate::threadmap::ThreadMap;
 use crate::tracefs::{self, Format};
-
-/// `PERF_TYPE_TRACEPOINT`.
-const PERF_TYPE_TRACEPOINT: u32 = 2;
 
 /// An evsel shared between its evlist and its Python object.
 pub type SharedEvsel = Arc<Mutex<Evsel>>;
@@ -47,6 +46,18 @@ pub struct RecordRef<'a> {
     pub info: &'a ParseInfo,
     /// The evsel's tracepoint format, for tracepoint evsels.
     pub format: Option<&'a Arc<Format>>,
+}
+
+/// What [`Evlist::read_ring_with`] found in a ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingRead<R> {
+    /// No complete record (or no such ring).
+    Empty,
+    /// A record that matched no evsel: consumed, and counted in
+    /// `stats.unmatched`.
+    Unmatched,
+    /// A record, and what the callback made of it.
+    Record(R),
 }
 
 /// Counters of what reading skipped.
@@ -323,29 +334,31 @@ impl Evlist {
     /// evsel and that evsel's parse info and tracepoint format. `Ok(None)`
     /// when the ring has no complete record or the record belongs to no
     /// known evsel (it is consumed then, and counted in `stats.unmatched`).
-    /// `Err(InvalidArgument)` for a CPU without a ring.
+    /// `Err(UnknownCpu)` for a CPU without a ring.
     pub fn read_on_cpu_with<R>(
         &mut self,
         cpu: Cpu,
         f: impl FnOnce(RecordRef<'_>) -> R,
     ) -> Result<Option<R>> {
         let Some(idx) = self.rings.iter().position(|r| r.cpu == cpu) else {
-            return Err(Error::InvalidArgument(format!("Unknown CPU '{cpu}'")));
+            return Err(Error::UnknownCpu { cpu });
         };
-        Ok(self.read_ring_with(idx, f)?.flatten())
+        match self.read_ring_with(idx, f)? {
+            RingRead::Record(r) => Ok(Some(r)),
+            RingRead::Empty | RingRead::Unmatched => Ok(None),
+        }
     }
 
-    /// Reads at most one record from ring number `idx` (see `ring_count`):
-    /// `Ok(None)` when that ring has no complete record (or no such ring),
-    /// `Ok(Some(None))` for a record that matched no evsel (consumed and
-    /// counted in `stats.unmatched`), `Ok(Some(Some(r)))` otherwise.
+    /// Reads at most one record from ring number `idx` (see `ring_count`),
+    /// handing it to `f` as [`read_on_cpu_with`](Self::read_on_cpu_with)
+    /// does.
     pub fn read_ring_with<R>(
         &mut self,
         idx: usize,
         f: impl FnOnce(RecordRef<'_>) -> R,
-    ) -> Result<Option<Option<R>>> {
+    ) -> Result<RingRead<R>> {
         let Some(slot) = self.rings.get_mut(idx) else {
-            return Ok(None);
+            return Ok(RingRead::Empty);
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
         let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
@@ -359,10 +372,14 @@ impl Evlist {
                 format,
             }))
         })?;
-        if let Some(None) = out {
-            self.stats.unmatched += 1;
-        }
-        Ok(out)
+        Ok(match out {
+            None => RingRead::Empty,
+            Some(None) => {
+                self.stats.unmatched += 1;
+                RingRead::Unmatched
+            }
+            Some(Some(r)) => RingRead::Record(r),
+        })
     }
 
     /// Reads the records now in ring `idx`, handing each to `f` as

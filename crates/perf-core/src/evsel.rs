@@ -149,21 +149,21 @@ impl Evsel {
 
     /// Reads the counter of (CPU number, thread id) — perf ≥ 6.17's
     /// `evsel.read(cpu, thread)`: the change since the previous read of the
-    /// same fd (since open for the first). `Ok(None)` when that CPU or thread
-    /// is not in the maps the evsel was opened with.
-    pub fn read_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<Option<CountsValues>> {
+    /// same fd (since open for the first). `CpuNotInMap` or `ThreadNotInMap`
+    /// when that CPU or thread is not in the maps the evsel was opened with.
+    pub fn read_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<CountsValues> {
         let Some(t) = &self.fds else {
             return Err(crate::Error::InvalidArgument(
                 "evsel is not open".to_owned(),
             ));
         };
-        let (Some(ci), Some(ti)) = (t.cpus.index_of(cpu), t.threads.index_of(tid)) else {
-            return Ok(None);
+        let Some(ci) = t.cpus.index_of(cpu) else {
+            return Err(crate::Error::CpuNotInMap { cpu });
         };
+        let not_in_map = || crate::Error::ThreadNotInMap { thread: tid };
+        let ti = t.threads.index_of(tid).ok_or_else(not_in_map)?;
         let slot = ci * t.threads.len() + ti;
-        let Some(fd) = t.get(ci, ti) else {
-            return Ok(None);
-        };
+        let fd = t.get(ci, ti).ok_or_else(not_in_map)?;
         let now = counts::read_counter(fd.raw(), t.attr.read_format)?;
         let prev = self
             .prev_counts
@@ -173,7 +173,7 @@ impl Evsel {
         if let Some(p) = self.prev_counts.get_mut(slot) {
             *p = Some(now);
         }
-        Ok(Some(now.delta(&prev)))
+        Ok(now.delta(&prev))
     }
 
     /// The fd table while open.

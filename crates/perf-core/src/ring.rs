@@ -5,15 +5,19 @@
 //! Layout: one control page (`struct perf_event_mmap_page`) followed by a data
 //! area of `pages` pages (a power of two). The kernel writes records at
 //! `data_head`; we read from our own position `prev` and hand space back by
-//! writing `data_tail`. Usage, as `read_on_cpu` does it:
+//! writing `data_tail`. Two readers:
 //!
 //! ```text
-//! ring.next_record(&mut buf)?  // copy one whole record out (handles wrap-around)
-//! ring.consume();              // data_tail = prev: the kernel may reuse the space
+//! ring.with_next_record(&mut scratch, |record| ...)?  // one record
+//! ring.drain_with(&mut scratch, |record| ...)?        // every record in the ring
 //! ```
 //!
-//! Records are always copied out before `consume`, so nothing handed to Python
-//! ever points into space the kernel may overwrite.
+//! The callback gets each whole record as one slice: a view straight into the
+//! mapped ring, or, for a record that wraps around the end of the data area,
+//! a copy in `scratch`. The space goes back to the kernel (`data_tail`) only
+//! after the callback has returned, and the slice cannot outlive the call, so
+//! nothing ever points into space the kernel may overwrite: what the caller
+//! keeps (the Python event objects) it copies.
 #![allow(unsafe_code)]
 
 use std::ops::ControlFlow;

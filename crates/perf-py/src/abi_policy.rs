@@ -14,22 +14,21 @@
 
 use std::sync::{Arc, RwLock};
 
-use perf_core::abi::{BuildTarget, Policy};
+use perf_core::abi::{BuildTarget, FallbackMode, Policy};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 static POLICY: RwLock<Option<Arc<Policy>>> = RwLock::new(None);
 
 fn make(mode: &str) -> Option<Policy> {
-    let (strict, lenient) = match mode {
-        "default" | "" => (false, false),
-        "strict" => (true, false),
-        "lenient" => (false, true),
+    let mode = match mode {
+        "default" | "" => FallbackMode::Default,
+        "strict" => FallbackMode::Strict,
+        "lenient" => FallbackMode::Lenient,
         _ => return None,
     };
     Some(Policy {
-        strict,
-        lenient,
+        mode,
         target: Some(BuildTarget::from_manifest(&crate::build_info::manifest())),
         ..Policy::default()
     })

@@ -19,20 +19,37 @@ use perf_core::record::{self, MemberSource, ParseInfo, SampleMembers, PERF_RECOR
 
 use crate::memory_view;
 
-/// The columns, with their `array` type codes.
-pub const COLUMNS: [(&str, &str); 11] = [
-    ("type", "I"),
-    ("sample_ip", "Q"),
-    ("sample_pid", "i"),
-    ("sample_tid", "i"),
-    ("sample_time", "Q"),
-    ("sample_addr", "Q"),
-    ("sample_id", "Q"),
-    ("sample_stream_id", "Q"),
-    ("sample_cpu", "I"),
-    ("sample_period", "Q"),
-    ("evsel", "I"),
-];
+/// The `array` type code of a member's type.
+trait TypeCode {
+    const CODE: &'static str;
+}
+impl TypeCode for u64 {
+    const CODE: &'static str = "Q";
+}
+impl TypeCode for u32 {
+    const CODE: &'static str = "I";
+}
+impl TypeCode for i32 {
+    const CODE: &'static str = "i";
+}
+
+macro_rules! columns {
+    ($(($field:ident, $attr:ident, $ty:ty, $doc:literal, $($layout:tt)*)),* $(,)?) => {
+        /// The columns, with their `array` type codes: `type`, the sample
+        /// members (in [`record::MEMBERS`] order), `evsel`.
+        pub const COLUMNS: [(&str, &str); SampleMembers::COUNT + 2] = [
+            ("type", "I"),
+            $((stringify!($attr), <$ty as TypeCode>::CODE),)*
+            ("evsel", "I"),
+        ];
+    };
+}
+perf_core::sample_member_list!(columns);
+
+/// Column number of `type`; the members follow, then `evsel`.
+const TYPE: usize = 0;
+const EVSEL: usize = COLUMNS.len() - 1;
+const _: () = assert!(COLUMNS.len() <= u16::BITS as usize, "a bit per column");
 
 /// The columns asked for, as a bit per entry of [`COLUMNS`].
 pub fn wanted(columns: Option<&Bound<'_, PyAny>>) -> PyResult<u16> {
@@ -94,7 +111,7 @@ enum Plan {
 struct Direct {
     /// Where the value of each wanted column is (the first
     /// `Builder::cols.len()` entries).
-    at: [MemberSource; 11],
+    at: [MemberSource; COLUMNS.len()],
     need: usize,
     raw: Option<usize>,
 }
@@ -132,14 +149,14 @@ impl Builder {
             Some(sources) => {
                 let evsel_id = u64::try_from(evsel).unwrap_or(u64::MAX);
                 let mut d = Direct {
-                    at: [MemberSource::Const(0); 11],
+                    at: [MemberSource::Const(0); COLUMNS.len()],
                     need: sources.need,
                     raw: sources.raw,
                 };
                 for (slot, &k) in d.at.iter_mut().zip(&self.names) {
                     *slot = match k {
-                        0 => MemberSource::Const(u64::from(PERF_RECORD_SAMPLE)),
-                        10 => MemberSource::Const(evsel_id),
+                        TYPE => MemberSource::Const(u64::from(PERF_RECORD_SAMPLE)),
+                        EVSEL => MemberSource::Const(evsel_id),
                         member => sources
                             .at
                             .get(member - 1)
@@ -197,8 +214,8 @@ impl Builder {
         let words = m.words();
         for (col, &k) in self.cols.iter_mut().zip(&self.names) {
             col.push(match k {
-                0 => u64::from(PERF_RECORD_SAMPLE),
-                10 => u64::try_from(evsel).unwrap_or(u64::MAX),
+                TYPE => u64::from(PERF_RECORD_SAMPLE),
+                EVSEL => u64::try_from(evsel).unwrap_or(u64::MAX),
                 member => words.get(member - 1).copied().unwrap_or(0),
             });
         }

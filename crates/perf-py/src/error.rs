@@ -1,51 +1,92 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The one place core errors become Python exceptions.
+//! The one place Rust errors become Python exceptions.
 //!
-//! Syscall failures become `OSError(errno, text)`, so CPython picks the
-//! subclass (PermissionError, FileNotFoundError, ProcessLookupError…) and
-//! `e.errno` is set, as `PyErr_SetFromErrno` does in the C module.
+//! Every error of perf-core reaches Python as a [`PerfError`]: a method
+//! returns [`PerfResult`] (or `PyResult`, converting with `?` or
+//! `PerfError::from`), and `From<PerfError> for PyErr` below picks the
+//! exception. A new core error variant is one more arm there; the match is
+//! exhaustive, so the compiler asks for it.
+//!
+//! * Syscall failures become `OSError(errno, text)`, so CPython picks the
+//!   subclass (PermissionError, FileNotFoundError, ProcessLookupError…) and
+//!   `e.errno` is set, as `PyErr_SetFromErrno` does in the C module.
+//! * Bad values (a CPU list, an argument the kernel or the API refuses, a
+//!   malformed file or field, an event string) become `ValueError`.
+//! * A CPU or thread outside an evsel's or evlist's maps becomes `TypeError`,
+//!   as in the C module.
+//! * A record read from a ring that cannot be parsed becomes
+//!   `OSError(EFAULT, "perf: can't parse sample: …")`, the C module's
+//!   "can't parse sample".
+//!
+//! Errors of the Python layer itself (argument types, unknown column
+//! names) are raised where they are found.
 
 use perf_core::error::strerror;
+use perf_core::parse_events::ParseError;
 use perf_core::Error;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::PyErr;
 
 /// Result alias for the pyo3 layer.
 pub type PerfResult<T> = Result<T, PerfError>;
 
-/// A core error on its way to Python.
-pub struct PerfError(pub Error);
+/// A Rust error on its way to Python.
+#[derive(Debug)]
+pub enum PerfError {
+    /// An error of the core.
+    Core(Error),
+    /// A record read from a ring that the record parser rejects.
+    Record(Error),
+    /// An event string `parse_events()` refuses.
+    ParseEvents(ParseError),
+}
 
 impl From<Error> for PerfError {
     fn from(e: Error) -> Self {
-        PerfError(e)
+        PerfError::Core(e)
+    }
+}
+
+impl From<ParseError> for PerfError {
+    fn from(e: ParseError) -> Self {
+        PerfError::ParseEvents(e)
     }
 }
 
 impl From<PerfError> for PyErr {
-    fn from(PerfError(e): PerfError) -> PyErr {
+    fn from(e: PerfError) -> PyErr {
         match e {
-            // Without an explanation the text is strerror alone, as
-            // PyErr_SetFromErrno gives it; with one, it names the operation.
-            Error::Sys { op, errno, hint } => match hint {
-                None => oserror(errno, strerror(errno)),
-                Some(hint) => oserror(errno, format!("{op}: {hint}")),
-            },
-            Error::NoSuchProcess { pid } => {
-                oserror(libc::ESRCH, format!("{}: pid {pid}", strerror(libc::ESRCH)))
-            }
-            Error::InvalidCpuList { .. } | Error::InvalidArgument(_) => {
-                PyValueError::new_err(e.to_string())
-            }
-            Error::Malformed { .. } => PyValueError::new_err(e.to_string()),
-            // A perf.data file that cannot be read: an OSError, which
-            // upstream's scripts catch, with the errno DataError suggests.
-            Error::PerfData(d) => oserror(d.errno(), d.to_string()),
+            PerfError::Core(e) => core(e),
+            PerfError::Record(e) => oserror(libc::EFAULT, format!("perf: can't parse sample: {e}")),
+            PerfError::ParseEvents(e) => PyValueError::new_err(e.to_string()),
+        }
+    }
+}
+
+fn core(e: Error) -> PyErr {
+    match e {
+        // Without an explanation the text is strerror alone, as
+        // PyErr_SetFromErrno gives it; with one, it names the operation.
+        Error::Sys { op, errno, hint } => match hint {
+            None => oserror(errno, strerror(errno)),
+            Some(hint) => oserror(errno, format!("{op}: {hint}")),
+        },
+        Error::NoSuchProcess { pid } => {
+            oserror(libc::ESRCH, format!("{}: pid {pid}", strerror(libc::ESRCH)))
+        }
+        Error::InvalidCpuList { .. } | Error::InvalidArgument(_) | Error::Malformed { .. } => {
+            PyValueError::new_err(e.to_string())
+        }
+        // A perf.data file that cannot be read: an OSError, which
+        // upstream's scripts catch, with the errno DataError suggests.
+        Error::PerfData(d) => oserror(d.errno(), d.to_string()),
+        Error::UnknownCpu { .. } | Error::CpuNotInMap { .. } | Error::ThreadNotInMap { .. } => {
+            PyTypeError::new_err(e.to_string())
         }
     }
 }
 
 /// `OSError(errno, text)`: CPython's `OSError.__new__` maps errno to the subclass.
-pub fn oserror(errno: i32, text: String) -> PyErr {
+fn oserror(errno: i32, text: String) -> PyErr {
     PyOSError::new_err((errno, text))
 }

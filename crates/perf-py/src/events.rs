@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::error::PerfError;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
 use crate::tracepoint_sample::TracepointSampleEvent;
@@ -23,44 +24,27 @@ fn hex(v: u64) -> String {
     }
 }
 
-/// Defines an event class: the common `sample_*` members and `type`, plus
-/// its own writable (`rw`) and read-only (`ro`) members.
+/// Defines an event class: the sample members (`sample_ip`, …, from the
+/// one list of them, `perf_core::sample_member_list!`) and `type`, plus its own
+/// writable (`rw`) and read-only (`ro`) members and Rust-only (`hidden`)
+/// fields. A new event class is one more invocation.
 macro_rules! event_class {
     ($rust:ident, $pyname:literal, $doc:literal,
+     rw { $($rw:tt)* } ro { $($ro:tt)* } hidden { $($hid:tt)* }) => {
+        perf_core::sample_member_list!(event_class! {
+            @with_members $rust, $pyname, $doc, rw { $($rw)* } ro { $($ro)* } hidden { $($hid)* }
+        });
+    };
+    (@with_members $rust:ident, $pyname:literal, $doc:literal,
      rw { $($rw:ident : $rwty:ty = $rwdoc:literal),* $(,)? }
      ro { $($ro:ident : $roty:ty = $rodoc:literal),* $(,)? }
-     hidden { $($hid:ident : $hidty:ty),* $(,)? }) => {
+     hidden { $($hid:ident : $hidty:ty),* $(,)? }
+     $(($field:ident, $attr:ident, $ty:ty, $mdoc:literal, $($layout:tt)*)),* $(,)?) => {
         #[doc = $doc]
         #[pyclass(module = "perf", name = $pyname, subclass)]
         #[derive(Default)]
         pub struct $rust {
-            /// event ip
-            #[pyo3(get, set)]
-            pub sample_ip: u64,
-            /// event pid
-            #[pyo3(get, set)]
-            pub sample_pid: i32,
-            /// event tid
-            #[pyo3(get, set)]
-            pub sample_tid: i32,
-            /// event timestamp
-            #[pyo3(get, set)]
-            pub sample_time: u64,
-            /// event addr
-            #[pyo3(get, set)]
-            pub sample_addr: u64,
-            /// event id
-            #[pyo3(get, set)]
-            pub sample_id: u64,
-            /// event stream id
-            #[pyo3(get, set)]
-            pub sample_stream_id: u64,
-            /// event period
-            #[pyo3(get, set)]
-            pub sample_period: u64,
-            /// event cpu
-            #[pyo3(get, set)]
-            pub sample_cpu: u32,
+            $(#[doc = $mdoc] #[pyo3(get, set)] pub $attr: $ty,)*
             /// event type
             #[pyo3(get, set)]
             pub r#type: u32,
@@ -69,22 +53,21 @@ macro_rules! event_class {
             $(pub $hid: $hidty,)*
         }
 
+        #[allow(dead_code)] // not every class is built each way
         impl $rust {
-            #[allow(dead_code)] // not every class is built from a Sample this way
+            /// A record of type `type_` with the sample members of `s`.
             fn with_sample(type_: u32, s: &Sample) -> Self {
                 $rust {
-                    sample_ip: s.ip,
-                    sample_pid: s.pid,
-                    sample_tid: s.tid,
-                    sample_time: s.time,
-                    sample_addr: s.addr,
-                    sample_id: s.id,
-                    sample_stream_id: s.stream_id,
-                    sample_period: s.period,
-                    sample_cpu: s.cpu,
+                    $($attr: s.$field,)*
                     r#type: type_,
                     ..Default::default()
                 }
+            }
+
+            /// Sets the sample members.
+            #[inline(always)]
+            fn set_members(&mut self, m: &SampleMembers) {
+                $(self.$attr = m.$field;)*
             }
         }
     };
@@ -138,7 +121,7 @@ impl MmapEvent {
     #[new]
     fn new() -> Self {
         MmapEvent {
-            r#type: 1,
+            r#type: record::PERF_RECORD_MMAP,
             ..Default::default()
         }
     }
@@ -160,7 +143,7 @@ impl LostEvent {
     #[new]
     fn new() -> Self {
         LostEvent {
-            r#type: 2,
+            r#type: record::PERF_RECORD_LOST,
             ..Default::default()
         }
     }
@@ -178,7 +161,7 @@ impl CommEvent {
     #[new]
     fn new() -> Self {
         CommEvent {
-            r#type: 3,
+            r#type: record::PERF_RECORD_COMM,
             ..Default::default()
         }
     }
@@ -195,7 +178,7 @@ impl TaskEvent {
     #[new]
     fn new() -> Self {
         TaskEvent {
-            r#type: 4,
+            r#type: record::PERF_RECORD_EXIT,
             ..Default::default()
         }
     }
@@ -222,7 +205,7 @@ impl ThrottleEvent {
     #[new]
     fn new() -> Self {
         ThrottleEvent {
-            r#type: 6,
+            r#type: record::PERF_RECORD_UNTHROTTLE,
             ..Default::default()
         }
     }
@@ -246,7 +229,7 @@ impl ReadEvent {
     #[new]
     fn new() -> Self {
         ReadEvent {
-            r#type: 8,
+            r#type: record::PERF_RECORD_READ,
             ..Default::default()
         }
     }
@@ -260,7 +243,7 @@ impl SwitchEvent {
     #[new]
     fn new() -> Self {
         SwitchEvent {
-            r#type: 14,
+            r#type: record::PERF_RECORD_SWITCH,
             ..Default::default()
         }
     }
@@ -279,7 +262,7 @@ impl Mmap2Event {
     #[new]
     fn new() -> Self {
         Mmap2Event {
-            r#type: 10,
+            r#type: record::PERF_RECORD_MMAP2,
             ..Default::default()
         }
     }
@@ -302,7 +285,7 @@ impl SampleEvent {
     /// An empty `sample_event`, as `perf.sample_event()` makes it.
     pub fn new_sample() -> Self {
         SampleEvent {
-            r#type: 9,
+            r#type: record::PERF_RECORD_SAMPLE,
             ..Default::default()
         }
     }
@@ -355,15 +338,7 @@ fn fill_sample(
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
 ) {
-    e.sample_ip = s.ip;
-    e.sample_pid = s.pid;
-    e.sample_tid = s.tid;
-    e.sample_time = s.time;
-    e.sample_addr = s.addr;
-    e.sample_id = s.id;
-    e.sample_stream_id = s.stream_id;
-    e.sample_period = s.period;
-    e.sample_cpu = s.cpu;
+    e.set_members(s);
     e.r#type = record::PERF_RECORD_SAMPLE;
     match &s.raw {
         Some(r) => {
@@ -414,9 +389,7 @@ pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyRe
         return Ok(Decoded::Sample(members));
     }
     let parsed = cache.record(rec.info);
-    record::parse_into(rec.bytes, rec.info, parsed).map_err(|e| {
-        crate::error::oserror(libc::EFAULT, format!("perf: can't parse sample: {e}"))
-    })?;
+    record::parse_into(rec.bytes, rec.info, parsed).map_err(PerfError::Record)?;
     if let Body::Sample = parsed.body {
         return Ok(Decoded::Sample(SampleMembers::of(&parsed.sample)));
     }

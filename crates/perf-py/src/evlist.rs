@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 use std::sync::{Mutex, MutexGuard};
 
-use perf_core::evlist::Evlist;
+use perf_core::evlist::{Evlist, RingRead};
 use perf_core::sys::{self, Ioctl};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -14,7 +14,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::columns::{self, SampleColumns};
 use crate::cpu_map::PyCpuMap;
-use crate::error::PerfResult;
+use crate::error::{PerfError, PerfResult};
 use crate::event_iter::EventIterator;
 use crate::events::{self, Decoded};
 use crate::evsel::{map_arg, PyEvsel};
@@ -51,11 +51,11 @@ impl PyEvlist {
                 .read_ring_with(*ring, |rec| {
                     events::build(py, rec, evsels.get(rec.evsel_idx), cache)
                 })
-                .map_err(crate::error::PerfError)?;
+                .map_err(PerfError::from)?;
             match out {
-                Some(Some(event)) => return event.map(Some),
-                Some(None) => continue,
-                None => *ring += 1,
+                RingRead::Record(event) => return event.map(Some),
+                RingRead::Unmatched => continue,
+                RingRead::Empty => *ring += 1,
             }
         }
         Ok(None)
@@ -83,11 +83,7 @@ impl PyEvlist {
         if let Some(e) = failed {
             return Err(e);
         }
-        match out {
-            Ok(event) => Ok(event.flatten()),
-            Err(perf_core::Error::InvalidArgument(msg)) => Err(PyTypeError::new_err(msg)),
-            Err(e) => Err(crate::error::PerfError(e).into()),
-        }
+        Ok(out.map_err(PerfError::from)?.flatten())
     }
 
     fn inner(&self) -> MutexGuard<'_, Inner> {
@@ -170,7 +166,7 @@ impl PyEvlist {
                 if e.errno() == Some(libc::EINTR) {
                     py.check_signals()?;
                 }
-                Err(crate::error::PerfError(e).into())
+                Err(PerfError::from(e).into())
             }
         }
     }
@@ -243,7 +239,7 @@ impl PyEvlist {
                     }
                 });
                 if let Err(e) = drained {
-                    failed = Some(crate::error::PerfError(e).into());
+                    failed = Some(PerfError::from(e).into());
                 }
                 if failed.is_some() || max_events.is_some_and(|m| read >= m) {
                     break;

@@ -14,7 +14,7 @@ use pyo3::PyClass;
 
 use crate::counts::PyCountsValues;
 use crate::cpu_map::PyCpuMap;
-use crate::error::PerfError;
+use crate::error::{PerfError, PerfResult};
 use crate::evsel_args;
 use crate::thread_map::PyThreadMap;
 
@@ -104,7 +104,7 @@ impl PyEvsel {
             e.attr.set_flag("inherit", u64::from(inherit as u32));
             e.open(cpus, threads, &policy)
         })
-        .map_err(PerfError)?;
+        .map_err(PerfError::from)?;
         Ok(())
     }
 
@@ -228,25 +228,10 @@ impl PyEvsel {
 
     /// read counters
     #[pyo3(signature = (cpu, thread, /))]
-    fn read(&self, py: Python<'_>, cpu: i32, thread: i32) -> PyResult<PyCountsValues> {
+    fn read(&self, py: Python<'_>, cpu: i32, thread: i32) -> PerfResult<PyCountsValues> {
         let inner = self.inner.clone();
-        let out = py.detach(move || lock(&inner).read_counts(cpu, thread));
-        match out {
-            Ok(Some(c)) => Ok(c.into()),
-            Ok(None) => {
-                let e = lock(&self.inner);
-                let in_cpus = e.fds().is_some_and(|t| t.cpus.index_of(cpu).is_some());
-                Err(PyTypeError::new_err(if in_cpus {
-                    format!("Thread {thread} is not part of evsel's threads")
-                } else {
-                    format!("CPU {cpu} is not part of evsel's CPUs")
-                }))
-            }
-            Err(perf_core::Error::InvalidArgument(m)) => {
-                Err(pyo3::exceptions::PyValueError::new_err(m))
-            }
-            Err(e) => Err(PerfError(e).into()),
-        }
+        let counts = py.detach(move || lock(&inner).read_counts(cpu, thread))?;
+        Ok(counts.into())
     }
 
     /// event IDs.

@@ -4,6 +4,7 @@
 
 use perf_core::attr::{flag, Attr};
 use perf_core::evsel::Evsel;
+use perf_event_open_sys::bindings as b;
 
 const HW: [&str; 10] = [
     "cycles",
@@ -55,15 +56,19 @@ pub fn from_attr(attr: &Attr) -> String {
     let idx = |v: u64, n: usize| usize::try_from(v).ok().filter(|&i| i < n);
     let with_mods = |base: &str| format!("{base}{}", modifiers(attr));
     match attr.type_ {
-        0 => with_mods(idx(attr.config, HW.len()).map_or("unknown-hardware", |i| HW[i])),
-        1 => with_mods(idx(attr.config, SW.len()).map_or("unknown-software", |i| SW[i])),
-        2 => perf_core::tracefs::tracefs()
+        b::PERF_TYPE_HARDWARE => {
+            with_mods(idx(attr.config, HW.len()).map_or("unknown-hardware", |i| HW[i]))
+        }
+        b::PERF_TYPE_SOFTWARE => {
+            with_mods(idx(attr.config, SW.len()).map_or("unknown-software", |i| SW[i]))
+        }
+        b::PERF_TYPE_TRACEPOINT => perf_core::tracefs::tracefs()
             .and_then(|t| t.format_by_id(attr.config))
             .map(|f| format!("{}:{}", f.system, f.name))
             .unwrap_or_else(|_| "unknown tracepoint".to_owned()),
-        3 => with_mods(&cache_name(attr.config)),
-        4 => format!("raw 0x{:x}", attr.config),
-        5 => {
+        b::PERF_TYPE_HW_CACHE => with_mods(&cache_name(attr.config)),
+        b::PERF_TYPE_RAW => format!("raw 0x{:x}", attr.config),
+        b::PERF_TYPE_BREAKPOINT => {
             let mut s = format!("mem:0x{:x}:", attr.config1);
             for (bit, c) in [(1, 'r'), (2, 'w'), (4, 'x')] {
                 if attr.bp_type & bit != 0 {
@@ -145,7 +150,7 @@ mod tests {
         a.set_flag("exclude_kernel", 1);
         assert_eq!(from_attr(&a), "cycles:uh");
         let mut d = Attr {
-            type_: 1,
+            type_: b::PERF_TYPE_SOFTWARE,
             config: 9,
             ..Attr::default()
         };
@@ -156,13 +161,13 @@ mod tests {
         p.set_flag("precise_ip", 2);
         assert_eq!(from_attr(&p), "cycles:pp");
         let c = Attr {
-            type_: 3,
+            type_: b::PERF_TYPE_HW_CACHE,
             config: 0x10000,
             ..Attr::default()
         };
         assert_eq!(from_attr(&c), "L1-dcache-load-misses:HG");
         let r = Attr {
-            type_: 4,
+            type_: b::PERF_TYPE_RAW,
             config: 0x1234,
             ..Attr::default()
         };

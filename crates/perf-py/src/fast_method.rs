@@ -1,90 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `evlist.read_on_cpu` as a hand-made method descriptor.
+//! `evlist.read_on_cpu` as a hand-made `METH_FASTCALL | METH_KEYWORDS`
+//! method descriptor, installed on `perf.evlist` at import.
 //!
-//! The classic loop calls `read_on_cpu` once per event, so its calling
-//! convention is a large part of the per-event cost. pyo3 has to use
-//! `METH_VARARGS` under the Python 3.9 stable ABI (an argument tuple per call,
-//! then its generic argument extraction). `METH_FASTCALL` joined the stable
-//! ABI in Python 3.10, so this module chooses at import time: on 3.10 and
-//! later the method is `METH_FASTCALL | METH_KEYWORDS` (arguments arrive as a
-//! C array, no tuple), on 3.9 `METH_VARARGS | METH_KEYWORDS`. Both entry points
-//! collect the arguments into [`Args`] and share the parsing and the call.
+//! Why not a `#[pymethods]` method: the classic loop calls `read_on_cpu` once
+//! per event, and its bad calls must raise what the C module's
+//! `PyArg_ParseTupleAndKeywords("i|i")` raises, worded with the method's name
+//! (`read_on_cpu() missing required argument 'cpu' (pos 1)`; docs/api.md).
+//! pyo3 lets a method word its own argument errors only through `**kwargs`,
+//! and compiles such a method to `METH_VARARGS` (an argument tuple and dict
+//! per call): 2330 instructions per event on the `read_on_cpu` loop of
+//! `benchmarks/instructions.sh` against 1884 here (+24 %), and 3313 against
+//! 2867 (+16 %) on the loop that reads `type` and three members, which would
+//! leave it 1.27x the C module's. (A pyo3 `METH_FASTCALL` method with pyo3's
+//! own argument handling: 2024, +7 %, but with pyo3's texts for unknown
+//! and repeated keywords.) docs/performance.md has the figures.
 //!
-//! Argument errors use CPython's own texts for `PyArg_ParseTupleAndKeywords`
-//! with the function named, e.g. `read_on_cpu() missing required argument
-//! 'cpu' (pos 1)`.
+//! The arguments arrive as a C array (no tuple); [`Args`] parses any call
+//! other than `read_on_cpu(cpu)`.
 #![allow(unsafe_code)]
 
-use std::cell::UnsafeCell;
-use std::ffi::{c_int, CStr};
+use std::ffi::CStr;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyString, PyTuple};
 use pyo3::{ffi, PyTypeInfo};
 
 use crate::evlist::PyEvlist;
 
-/// `METH_FASTCALL` (stable ABI since 3.10; pyo3-ffi hides it for abi3-py39).
-const METH_FASTCALL: c_int = 0x0080;
-
-/// The C signature of a `METH_FASTCALL | METH_KEYWORDS` function.
-type FastCallKeywords = unsafe extern "C" fn(
-    *mut ffi::PyObject,
-    *const *mut ffi::PyObject,
-    ffi::Py_ssize_t,
-    *mut ffi::PyObject,
-) -> *mut ffi::PyObject;
-
-const NAME: &CStr = c"read_on_cpu";
+const NAME: &str = "read_on_cpu";
 const DOC: &CStr = c"read_on_cpu($self, /, cpu, sample_id_all=1)\n--\n\nreads an event.";
 const KEYWORDS: [&str; 2] = ["cpu", "sample_id_all"];
 
 /// The method's `PyMethodDef`; CPython keeps a pointer to it in the
 /// descriptor for the life of the process.
-struct MethodDef(UnsafeCell<ffi::PyMethodDef>);
+struct MethodDef(ffi::PyMethodDef);
 
-// SAFETY: written once in `install`, with the GIL held and before the
-// descriptor that points to it exists; CPython only reads it afterwards, also
-// with the GIL held.
+// SAFETY: never written after its constant initialisation; CPython only
+// reads it, with the GIL held.
 unsafe impl Sync for MethodDef {}
 
-static READ_ON_CPU: MethodDef = MethodDef(UnsafeCell::new(ffi::PyMethodDef {
-    ml_name: NAME.as_ptr(),
+static READ_ON_CPU: MethodDef = MethodDef(ffi::PyMethodDef {
+    ml_name: c"read_on_cpu".as_ptr(),
     ml_meth: ffi::PyMethodDefPointer {
-        PyCFunctionWithKeywords: read_on_cpu_varargs,
+        PyCFunctionFastWithKeywords: read_on_cpu,
     },
-    ml_flags: ffi::METH_VARARGS | ffi::METH_KEYWORDS,
+    ml_flags: ffi::METH_FASTCALL | ffi::METH_KEYWORDS,
     ml_doc: DOC.as_ptr(),
-}));
+});
 
-/// Replaces the pyo3-generated placeholder `evlist.read_on_cpu` with the
-/// hand-made descriptor, choosing the calling convention for this Python.
+/// Adds the method to `perf.evlist` (whose `#[pymethods]` do not define it).
 pub fn install(py: Python<'_>) -> PyResult<()> {
-    let fastcall = py.version_info() >= (3, 10);
-    let def = READ_ON_CPU.0.get();
-    if fastcall {
-        // SAFETY: a METH_FASTCALL | METH_KEYWORDS function is called through
-        // a pointer of this type; CPython casts ml_meth to the type ml_flags
-        // names, so storing it through the union's other fn-pointer field is
-        // how C extensions do it. `def` is only written here, under the GIL,
-        // before any descriptor refers to it (see MethodDef).
-        unsafe {
-            (*def).ml_meth = ffi::PyMethodDefPointer {
-                PyCFunctionWithKeywords: std::mem::transmute::<
-                    FastCallKeywords,
-                    ffi::PyCFunctionWithKeywords,
-                >(read_on_cpu_fastcall),
-            };
-            (*def).ml_flags = METH_FASTCALL | ffi::METH_KEYWORDS;
-        }
-    }
     let ty = PyEvlist::type_object(py);
+    // CPython takes a mutable pointer but does not write through it.
+    let def = std::ptr::from_ref(&READ_ON_CPU.0).cast_mut();
     // SAFETY: `ty` is a live type object and `def` a 'static PyMethodDef;
     // PyDescr_NewMethod returns a new reference or NULL with an exception.
     let descr =
         unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(ty.as_type_ptr(), def))? };
-    ty.setattr(NAME.to_str().unwrap_or("read_on_cpu"), descr)
+    ty.setattr(NAME, descr)
 }
 
 /// The arguments as received, before parsing.
@@ -149,14 +123,7 @@ impl<'py> Args<'py> {
 /// OverflowError texts.
 #[inline(always)]
 fn c_int_arg(obj: &Bound<'_, PyAny>) -> PyResult<i32> {
-    // SAFETY: `obj` is a live object; PyLong_AsLong takes any object and
-    // returns -1 with an exception set when it cannot convert it.
-    let v = unsafe { ffi::PyLong_AsLong(obj.as_ptr()) };
-    if v == -1 {
-        if let Some(e) = PyErr::take(obj.py()) {
-            return Err(e);
-        }
-    }
+    let v: std::ffi::c_long = obj.extract()?;
     i32::try_from(v).map_err(|_| {
         PyOverflowError::new_err(if v > 0 {
             "signed integer is greater than maximum"
@@ -173,7 +140,7 @@ fn c_int_arg(obj: &Bound<'_, PyAny>) -> PyResult<i32> {
 /// As [`crate::c_entry::call`]: only from the method's C entry points.
 unsafe fn entry(f: impl FnOnce(Python<'_>) -> PyResult<Option<Py<PyAny>>>) -> *mut ffi::PyObject {
     // SAFETY: our callers are CPython's calls of the method (GIL held).
-    unsafe { crate::c_entry::call("read_on_cpu", |py| Ok(f(py)?.unwrap_or_else(|| py.None()))) }
+    unsafe { crate::c_entry::call(NAME, |py| Ok(f(py)?.unwrap_or_else(|| py.None()))) }
 }
 
 /// `evlist.read_on_cpu(cpu)` on the evlist `slf` points to.
@@ -188,8 +155,8 @@ unsafe fn call(py: Python<'_>, slf: *mut ffi::PyObject, cpu: i32) -> PyResult<Op
     evlist.get().read_on_cpu(py, cpu)
 }
 
-/// `METH_FASTCALL | METH_KEYWORDS` entry (Python ≥ 3.10).
-unsafe extern "C" fn read_on_cpu_fastcall(
+/// The method's C entry point (`METH_FASTCALL | METH_KEYWORDS`).
+unsafe extern "C" fn read_on_cpu(
     slf: *mut ffi::PyObject,
     args: *const *mut ffi::PyObject,
     nargs: ffi::Py_ssize_t,
@@ -217,37 +184,6 @@ unsafe extern "C" fn read_on_cpu_fastcall(
         if let Some(k) = &kwnames {
             for (j, name) in k.iter().enumerate() {
                 parsed.keyword(&name, arg(nargs + j).to_owned())?;
-            }
-        }
-        let cpu = parsed.parse()?;
-        // SAFETY: method descriptors check self's type before calling.
-        unsafe { call(py, slf, cpu) }
-    };
-    // SAFETY: CPython calls methods with the GIL held.
-    unsafe { entry(body) }
-}
-
-/// `METH_VARARGS | METH_KEYWORDS` entry (Python 3.9).
-unsafe extern "C" fn read_on_cpu_varargs(
-    slf: *mut ffi::PyObject,
-    args: *mut ffi::PyObject,
-    kwargs: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    let body = |py: Python<'_>| {
-        // SAFETY: CPython passes a tuple of positional arguments and a dict of
-        // keyword arguments or NULL, both borrowed.
-        let args = unsafe { Borrowed::from_ptr(py, args).cast_unchecked::<PyTuple>() };
-        let kwargs = (!kwargs.is_null())
-            // SAFETY: see above.
-            .then(|| unsafe { Borrowed::from_ptr(py, kwargs).cast_unchecked::<PyDict>() });
-        let given = args.len() + kwargs.as_ref().map_or(0, |k| k.len());
-        let mut parsed = Args::default();
-        for (i, a) in args.iter().enumerate() {
-            parsed.positional(i, a, given)?;
-        }
-        if let Some(k) = &kwargs {
-            for (name, value) in k.iter() {
-                parsed.keyword(&name, value)?;
             }
         }
         let cpu = parsed.parse()?;

@@ -7,11 +7,22 @@
 //! loaders that rely on `module_from_spec()` registering it in `sys.modules`
 //! (Ubuntu's wrapper) get the extension.
 //!
-//! `unsafe` here is limited to the places that talk to CPython's C API
-//! directly, each with its SAFETY notes: `PyInit_perf` (module.rs), the
-//! hand-made `evlist.read_on_cpu` method (fast_method.rs), the per-format
-//! tracepoint sample classes and their field getters (tracepoint_sample.rs),
-//! and the frame those C entry points share (c_entry.rs).
+//! `unsafe` is denied in the crate and allowed only in the modules that
+//! call CPython's C API directly, each `unsafe` block with its SAFETY note:
+//!
+//! | module | what | why not pyo3's own machinery |
+//! |---|---|---|
+//! | `module.rs` | the single-phase `PyInit_perf` | pyo3's `#[pymodule]` is multi-phase, which Ubuntu's wrapper cannot load (docs/design.md) |
+//! | `fast_method.rs` | `evlist.read_on_cpu` as a `METH_FASTCALL` descriptor | a pyo3 method with the C module's argument errors is `METH_VARARGS`: +24 % instructions per event |
+//! | `tracepoint_sample.rs` | a class per tracepoint format, with a getset per field and a `tp_getattro` that answers the members first | pyo3 cannot make classes at run time; without the `tp_getattro`, +14 % per event on a loop reading four members |
+//! | `memory_view.rs` | a read-only memoryview of a Rust buffer | without it `read_columns()` makes a `bytes` per column and call: +6 % instructions, and page faults that cost ~40 % of its events/s |
+//! | `c_entry.rs` | the frame of the C entry points above | (no panic unwinds into CPython) |
+//!
+//! One more speed trick is safe code: `recycler.rs` refills event objects
+//! nobody holds (it reads their reference count), without which the
+//! `read_on_cpu` loop costs +64 % per event. The figures are
+//! `benchmarks/instructions.sh`'s (docs/performance.md).
+#![deny(unsafe_code)]
 
 mod abi_policy;
 mod build_info;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use perf_core::evlist::Evlist;
 use perf_core::evsel::Evsel;
 use perf_core::parse_events as parser;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::cpu_map::PyCpuMap;
+use crate::error::PerfError;
 use crate::evlist::PyEvlist;
 use crate::evsel::{map_arg, PyEvsel};
 use crate::thread_map::PyThreadMap;
@@ -28,7 +28,7 @@ pub fn parse_events(
     let threads = map_arg::<PyThreadMap>(threads, "threads")?.map(|t| t.get().map.clone());
     let parsed = py
         .detach(|| parser::parse_events(event_string))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(PerfError::from)?;
     let mut core = Evlist::new(cpus, threads);
     let mut objects = Vec::with_capacity(parsed.len());
     for (idx, p) in parsed.into_iter().enumerate() {

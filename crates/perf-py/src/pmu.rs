@@ -2,9 +2,10 @@
 //! `perf.pmus()` and `perf.pmu` (6.18+): the PMUs in sysfs and their events.
 
 use perf_core::parse_events::{Pmu, Sysfs};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+use crate::error::PerfError;
 
 /// perf Performance Monitoring Unit (PMU) object.
 #[pyclass(module = "perf", name = "pmu", frozen)]
@@ -72,7 +73,7 @@ impl PmusIterator {
 pub fn pmus(py: Python<'_>) -> PyResult<PmusIterator> {
     let pmus = py
         .detach(|| Sysfs::system().pmus())
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(PerfError::from)?;
     Ok(PmusIterator {
         pmus: pmus.into_iter(),
     })

@@ -12,6 +12,8 @@ use perf_core::tracefs::{self, Field, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyString};
 
+use crate::error::PerfError;
+
 /// Get tracepoint config.
 #[pyfunction]
 #[pyo3(signature = (sys=None, name=None))]
@@ -28,9 +30,7 @@ pub fn tracepoint(py: Python<'_>, sys: Option<&str>, name: Option<&str>) -> i64 
 /// A field's value in a raw payload as a Python object (`str`, `bytearray`
 /// or `int`). A payload too short for the field raises ValueError.
 pub fn value(py: Python<'_>, f: &Field, payload: &[u8]) -> PyResult<Py<PyAny>> {
-    let value = f
-        .value(payload)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let value = f.value(payload).map_err(PerfError::from)?;
     Ok(match value {
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyByteArray::new(py, b).into_any().unbind(),

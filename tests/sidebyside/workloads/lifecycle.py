@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# twatch.py's evsel (api.md §10.1) with a richer sample_type, system-wide; a
+# twatch.py's evsel (tools/perf/python/twatch.py) with a richer sample_type, system-wide; a
 # child execs /bin/true and exits. Variants (argv[1]): "task" (the default),
 # "mmap" (mmap=1), "defaults" (sample_type TID only, freq=1, sample_freq=1234:
 # untouched sample_* members), "noid" (sample_id_all=0).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tracepoint.py (6.1, api.md §10.2): an evsel subclass on sched:sched_switch,
+# tracepoint.py (6.1, tools/perf/python/tracepoint.py): an evsel subclass on sched:sched_switch,
 # evlist.open(), SAMPLE_RAW, fields read as attributes. Variants (argv[1]):
 # "tracepoint" (config from perf.tracepoint(), as the script does) and
 # "tracefs-id" (config read from tracefs, perf.tracepoint() never called).

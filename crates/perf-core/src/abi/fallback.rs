@@ -12,8 +12,9 @@
 //!    the C module does through perf's own fallback; the attr as finally
 //!    opened and the list of what was dropped come back. Anything the user
 //!    asked for is an error that keeps the errno and names the field(s) and
-//!    the release that added each. `Policy::strict` turns every fallback
-//!    into that error.
+//!    the release that added each. [`FallbackMode::Strict`] turns every
+//!    fallback into that error, [`FallbackMode::Lenient`] every such error
+//!    into a fallback.
 //! 4. EACCES/EPERM and ENOENT for hardware events get hints; other errnos are
 //!    returned as they are.
 
@@ -37,17 +38,28 @@ const MAX_ATTEMPTS: usize = 8;
 /// How `open_with_fallback` treats what the kernel lacks.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    /// No silent fallback at all: a module default the kernel lacks is an
-    /// error too, the same as a field the user asked for.
-    pub strict: bool,
-    /// Fall back for everything: bits the user asked for that the kernel
-    /// (or the build's target) lacks are dropped too, and listed in
-    /// `Opened::fallbacks`, instead of failing. Ignored when `strict`.
-    pub lenient: bool,
+    /// What may fall back.
+    pub mode: FallbackMode,
     /// The ABI this build targets; `None` skips the before-the-syscall check.
     pub target: Option<BuildTarget>,
     /// Where the hints read the paranoid level, capabilities and PMUs.
     pub env: Environment,
+}
+
+/// What `open_with_fallback` may drop from an attr the kernel (or the
+/// build's target) does not accept (the Python module's `set_abi_policy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FallbackMode {
+    /// Bits the module set by default are dropped; anything the user asked
+    /// for is an error.
+    #[default]
+    Default,
+    /// Nothing is dropped: a module default the kernel lacks is an error
+    /// too, the same as a field the user asked for.
+    Strict,
+    /// Everything is dropped: bits the user asked for that the kernel lacks
+    /// are listed in `Opened::fallbacks` too, instead of failing.
+    Lenient,
 }
 
 /// Why a default was dropped.
@@ -102,8 +114,8 @@ fn sys_error(errno: i32, hint: Option<String>) -> Error {
 
 /// Splits lacks into (dropped defaults, errors); strict keeps everything an
 /// error.
-fn partition(lacks: Vec<Lack>, defaults: &AttrBits, strict: bool) -> (Vec<Lack>, Vec<Lack>) {
-    if strict {
+fn partition(lacks: Vec<Lack>, defaults: &AttrBits, mode: FallbackMode) -> (Vec<Lack>, Vec<Lack>) {
+    if mode == FallbackMode::Strict {
         return (Vec::new(), lacks);
     }
     lacks.into_iter().partition(|l| l.is_default(defaults))
@@ -139,7 +151,7 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
     policy: &Policy,
 ) -> Result<Opened> {
     let lenient_defaults;
-    let defaults = if policy.lenient && !policy.strict {
+    let defaults = if policy.mode == FallbackMode::Lenient {
         lenient_defaults = AttrBits::of_attr(attr, args.flags);
         &lenient_defaults
     } else {
@@ -150,7 +162,7 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
     let mut fallbacks = Vec::new();
     if let Some(target) = &policy.target {
         let lacks = explain::target_lacks(target, &attr, flags);
-        let (dropped, refused) = partition(lacks, defaults, policy.strict);
+        let (dropped, refused) = partition(lacks, defaults, policy.mode);
         if !refused.is_empty() {
             let hint = explain::target_message(target, &refused, defaults);
             return Err(sys_error(libc::EINVAL, Some(hint)));
@@ -180,7 +192,7 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
         let abi = sys.abi();
         let e2big = (errno == libc::E2BIG).then_some(kernel_size);
         let lacks = explain::kernel_lacks(abi, &attr, flags, e2big.unwrap_or(abi.attr_size));
-        let (dropped, refused) = partition(lacks, defaults, policy.strict);
+        let (dropped, refused) = partition(lacks, defaults, policy.mode);
         if !refused.is_empty() {
             let hint = explain::kernel_message(abi, &refused, defaults, e2big);
             return Err(sys_error(errno, Some(hint)));

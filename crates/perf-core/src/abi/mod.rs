@@ -6,18 +6,19 @@
 //! (`perf_abi::FeatureTable`, `crates/perf-abi/data/features.toml`) is the
 //! single source of the facts.
 //!
-//! | file            | concept                                                 |
-//! |-----------------|---------------------------------------------------------|
-//! | `syscall`       | the seam: [`PerfSyscall`], [`RealKernel`], [`OpenArgs`] |
-//! | `kernel_abi`    | [`KernelAbi`], [`AttrBits`], [`BuildTarget`]            |
-//! | `probe`         | the E2BIG size probe and the per-feature probes         |
-//! | `emulator`      | [`EmulatedKernel`]: perf_copy_attr by release           |
-//! | `explain`       | [`Lack`]: what a kernel lacks, and its sentence         |
-//! | `rules`         | EINVAL from consistency rules                           |
-//! | `permission`    | EACCES/EPERM and ENOENT hints                           |
-//! | `environment`   | the files those hints read ([`Environment`])            |
-//! | `fallback`      | [`open_with_fallback`], [`Policy`], [`Opened`]          |
+//! | file            | concept                                                   |
+//! |-----------------|-----------------------------------------------------------|
+//! | `syscall`       | the seam: [`PerfSyscall`], [`RealKernel`], [`OpenArgs`]   |
+//! | `kernel_abi`    | [`KernelAbi`], [`AttrBits`], [`BuildTarget`]              |
+//! | `probe`         | the E2BIG size probe and the per-feature probes           |
+//! | `emulator`      | `EmulatedKernel`: perf_copy_attr by release (tests only)  |
+//! | `explain`       | [`Lack`]: what a kernel lacks, and its sentence           |
+//! | `rules`         | EINVAL from consistency rules                             |
+//! | `permission`    | EACCES/EPERM and ENOENT hints                             |
+//! | `environment`   | the files those hints read ([`Environment`])              |
+//! | `fallback`      | [`open_with_fallback`], [`Policy`], [`Opened`]            |
 
+#[cfg(test)]
 mod emulator;
 mod environment;
 mod explain;
@@ -34,10 +35,13 @@ mod tests_emulated;
 #[cfg(test)]
 mod tests_real;
 
+#[cfg(test)]
 pub use emulator::{EmulatedKernel, EmulatedPrivileges};
 pub use environment::{cap_eff, Environment, Privileges, CAP_PERFMON, CAP_SYS_ADMIN};
 pub use explain::{kernel_lacks, target_lacks, Lack};
-pub use fallback::{open, open_with_fallback, Fallback, FallbackReason, Opened, Policy};
+pub use fallback::{
+    open, open_with_fallback, Fallback, FallbackMode, FallbackReason, Opened, Policy,
+};
 pub use kernel_abi::{AbiSource, AttrBits, BuildTarget, KernelAbi};
 pub use permission::{enoent_hint, permission_hint};
 pub use probe::{base_args, base_attr, feature_probe, probe, probe_attr_size, probe_feature};

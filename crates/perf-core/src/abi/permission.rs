@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! EACCES/EPERM and ENOENT that explain themselves (abi.md §6): the paranoid
+//! EACCES/EPERM and ENOENT that explain themselves (docs/abi.md §1.7): the paranoid
 //! level, the capabilities the process has, what the attr asked for that
 //! needs more, and what to change; or that the machine has no hardware PMU.
 

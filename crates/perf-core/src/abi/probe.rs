@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Learning a kernel's attr ABI without leaving an event open (abi.md §2.2,
-//! §7.1).
+//! Learning a kernel's attr ABI without leaving an event open (docs/abi.md
+//! §1.1).
 //!
 //! * The attr size: `size = 8` is below PERF_ATTR_SIZE_VER0, so
 //!   `perf_copy_attr()` answers E2BIG and writes its own `sizeof` back; no

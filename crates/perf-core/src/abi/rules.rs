@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! EINVAL from a kernel that knows every bit of the attr: the consistency
 //! rules of `perf_copy_attr()` and `perf_event_open()` that an attr (or the
-//! pid/cpu pair) broke, each named in one sentence (abi.md §3.2, §3.5).
+//! pid/cpu pair) broke, each named in one sentence (docs/abi.md §1.6).
 
 use perf_abi::{FeatureTable, KernelVersion};
 

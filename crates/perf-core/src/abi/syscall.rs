@@ -69,7 +69,7 @@ impl PerfSyscall for RealKernel {
     }
 }
 
-/// The running kernel's ABI, probed once per process (abi.md §2.2, §7.1).
+/// The running kernel's ABI, probed once per process (docs/abi.md §1.1).
 pub fn running_abi() -> &'static KernelAbi {
     static ABI: OnceLock<KernelAbi> = OnceLock::new();
     ABI.get_or_init(|| probe::probe(&RealKernel))

@@ -370,7 +370,7 @@ fn strict_mode_refuses_even_defaults() {
     let (attr, args) = with(&["sample_id_all", "mmap2"]);
     let defaults = AttrBits::from_names(["sample_id_all", "mmap2"]).unwrap();
     let policy = Policy {
-        strict: true,
+        mode: FallbackMode::Strict,
         ..Policy::default()
     };
     let err = open_with_fallback(&kernel("3.2"), &attr, args, &defaults, &policy).unwrap_err();
@@ -381,6 +381,23 @@ fn strict_mode_refuses_even_defaults() {
         "this kernel (3.2.0) does not support 'mmap2' (added in Linux 3.12), a module default \
          that strict mode does not drop"
     );
+}
+
+#[test]
+fn lenient_mode_drops_user_requests_too() {
+    let (attr, args) = with(&["sample_id_all", "mmap2"]);
+    let policy = Policy {
+        mode: FallbackMode::Lenient,
+        ..Policy::default()
+    };
+    // mmap2 was asked for (no defaults): the default mode refuses it.
+    let k = kernel("3.2");
+    assert!(open_with_fallback(&k, &attr, args, &AttrBits::NONE, &Policy::default()).is_err());
+    let opened = open_with_fallback(&k, &attr, args, &AttrBits::NONE, &policy).unwrap();
+    let names: Vec<&str> = opened.fallbacks.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["mmap2"]);
+    assert_eq!(opened.attr.flag("mmap2"), Some(0));
+    assert_eq!(opened.attr.flag("sample_id_all"), Some(1));
 }
 
 #[test]
@@ -453,7 +470,7 @@ fn build_target_refuses_before_any_syscall() {
     assert_eq!(k.calls(), 1);
     // Strict: refused too.
     let strict = Policy {
-        strict: true,
+        mode: FallbackMode::Strict,
         ..policy
     };
     let err = open_with_fallback(&k, &attr, args, &defaults, &strict).unwrap_err();

@@ -312,12 +312,12 @@ fn parse_read_record(c: &mut Cursor<'_>, read_format: u64, out: &mut Body) -> Re
 /// Both switch types, read the same way from the whole record (trailer
 /// included).
 ///
-/// Quirk kept on purpose (api.md §4.7.5 item 2): type 14 has no next/prev
-/// fields, but the C module reads `next_prev_pid/tid` from the first 8 bytes
-/// after the header anyway — that is the `sample_id` trailer, typically
-/// `{ pid, tid }` when `PERF_SAMPLE_TID` is set. When the record has no such
-/// bytes the C module reads the zeroed (7.3) or stale (≤6.12) tail of its
-/// copy; we give 0.
+/// Quirk kept on purpose (tests/sidebyside/test_records_switch.py compares
+/// it with the C module): type 14 has no next/prev fields, but the C module
+/// reads `next_prev_pid/tid` from the first 8 bytes after the header anyway
+/// — that is the `sample_id` trailer, typically `{ pid, tid }` when
+/// `PERF_SAMPLE_TID` is set. When the record has no such bytes the C module
+/// reads the zeroed (7.3) or stale (≤6.12) tail of its copy; we give 0.
 fn parse_switch(record: &[u8], out: &mut Body) {
     // For type 15 the fields sit before the trailer; for type 14 they *are*
     // the trailer, so read them from the uncut record.

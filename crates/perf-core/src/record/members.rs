@@ -17,79 +17,175 @@ use super::cursor::{ne_u32, ne_u64};
 use super::sample::Sample;
 use super::ParseInfo;
 
-/// The sample members the Python module shows, with perf's defaults for
-/// those the evsel does not sample (see [`Sample`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SampleMembers {
-    /// `PERF_SAMPLE_IP` (default 0).
-    pub ip: u64,
-    /// `PERF_SAMPLE_TID` pid (default -1).
-    pub pid: i32,
-    /// `PERF_SAMPLE_TID` tid (default -1).
-    pub tid: i32,
-    /// `PERF_SAMPLE_TIME` (default `u64::MAX`).
-    pub time: u64,
-    /// `PERF_SAMPLE_ADDR` (default 0).
-    pub addr: u64,
-    /// `PERF_SAMPLE_ID` or `PERF_SAMPLE_IDENTIFIER` (default `u64::MAX`).
-    pub id: u64,
-    /// `PERF_SAMPLE_STREAM_ID` (default `u64::MAX`).
-    pub stream_id: u64,
-    /// `PERF_SAMPLE_CPU` cpu (default `u32::MAX`).
-    pub cpu: u32,
-    /// `PERF_SAMPLE_PERIOD` (default `attr.sample_period`).
-    pub period: u64,
-    /// `PERF_SAMPLE_RAW` payload, as a range of the record's bytes.
-    pub raw: Option<Range<usize>>,
-}
-
-impl SampleMembers {
-    /// The members of a sample the full parser filled.
-    pub fn of(s: &Sample) -> Self {
-        SampleMembers {
-            ip: s.ip,
-            pid: s.pid,
-            tid: s.tid,
-            time: s.time,
-            addr: s.addr,
-            id: s.id,
-            stream_id: s.stream_id,
-            cpu: s.cpu,
-            period: s.period,
-            raw: s.raw.clone(),
+/// The sample members: the one list of them, which every other list derives
+/// from ([`SampleMembers`], [`MEMBERS`], [`member_sources`], and in the
+/// Python module the `sample_*` attributes of every event class, the members
+/// tracepoint samples answer first, the columns of `read_columns()`).
+///
+/// One row per member, in the order the Python module lists them:
+///
+/// | | |
+/// |---|---|
+/// | field | the [`SampleMembers`] (and [`Sample`]) field |
+/// | attribute | the Python attribute, also the `read_columns()` column |
+/// | type | `u64`, `u32` or `i32` (a 32-bit member is one half of a u64 of the record) |
+/// | doc | the attribute's docstring, as the C module's |
+/// | bit | the `sample_type` bit of the u64 that holds it (a `perf_core::record` constant) |
+/// | half | for a 32-bit member, which u32 of that u64 in memory (0: the first) |
+/// | default | perf's value when the evsel does not sample it (a [`MemberDefault`]) |
+///
+/// The macro hands the rows to `$callback!`, after the tokens given in
+/// braces, if any. A consumer matches the rows with
+/// `$(($field:ident, $attr:ident, $ty:ty, $doc:literal, $($layout:tt)*)),*`:
+///
+/// ```
+/// macro_rules! attributes {
+///     ($(($field:ident, $attr:ident, $ty:ty, $doc:literal, $($layout:tt)*)),* $(,)?) => {
+///         [$(stringify!($attr)),*]
+///     };
+/// }
+/// let names = perf_core::sample_member_list!(attributes);
+/// assert_eq!(names[..2], ["sample_ip", "sample_pid"]);
+/// ```
+#[macro_export]
+macro_rules! sample_member_list {
+    ($callback:ident $(! { $($before:tt)* })?) => {
+        $callback! { $($($before)*)?
+            // field     attribute         type doc                bit                    half default
+            (ip,        sample_ip,        u64, "event ip",        PERF_SAMPLE_IP,        0,   Zero),
+            (pid,       sample_pid,       i32, "event pid",       PERF_SAMPLE_TID,       0,   Ones),
+            (tid,       sample_tid,       i32, "event tid",       PERF_SAMPLE_TID,       1,   Ones),
+            (time,      sample_time,      u64, "event timestamp", PERF_SAMPLE_TIME,      0,   Ones),
+            (addr,      sample_addr,      u64, "event addr",      PERF_SAMPLE_ADDR,      0,   Zero),
+            (id,        sample_id,        u64, "event id",        PERF_SAMPLE_ID,        0,   Ones),
+            (stream_id, sample_stream_id, u64, "event stream id", PERF_SAMPLE_STREAM_ID, 0,   Ones),
+            (cpu,       sample_cpu,       u32, "event cpu",       PERF_SAMPLE_CPU,       0,   Ones),
+            (period,    sample_period,    u64, "event period",    PERF_SAMPLE_PERIOD,    0,   Period),
         }
-    }
+    };
+}
 
-    /// Each of [`MEMBERS`], in that order, as the u64 a [`MemberSource`]
-    /// reads (pid and tid as the bits of their u32).
-    pub fn words(&self) -> [u64; 9] {
-        [
-            self.ip,
-            u64::from(self.pid as u32),
-            u64::from(self.tid as u32),
-            self.time,
-            self.addr,
-            self.id,
-            self.stream_id,
-            u64::from(self.cpu),
-            self.period,
-        ]
+/// perf's value of a member the evsel does not sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberDefault {
+    /// 0.
+    Zero,
+    /// All ones: -1 for pid and tid, `u32::MAX` for cpu, `u64::MAX`.
+    Ones,
+    /// `attr.sample_period`.
+    Period,
+}
+
+/// The types of the sample members, as the u64 words the readers move
+/// them in (a 32-bit member as the bits of its u32).
+trait Word: Copy {
+    /// 32 for the members that are half of a record u64.
+    const BITS: u32;
+    fn to_word(self) -> u64;
+    fn from_word(w: u64) -> Self;
+}
+
+impl Word for u64 {
+    const BITS: u32 = 64;
+    fn to_word(self) -> u64 {
+        self
+    }
+    fn from_word(w: u64) -> Self {
+        w
     }
 }
 
-/// Where each member comes from: a slot of the word table
-/// [`sample_members`] fills (1..=10: the record's u64s after the header, in
-/// order; `DEFAULT_*`: perf's defaults for members not sampled).
+impl Word for u32 {
+    const BITS: u32 = 32;
+    fn to_word(self) -> u64 {
+        u64::from(self)
+    }
+    fn from_word(w: u64) -> Self {
+        w as u32
+    }
+}
+
+impl Word for i32 {
+    const BITS: u32 = 32;
+    fn to_word(self) -> u64 {
+        u64::from(self as u32)
+    }
+    fn from_word(w: u64) -> Self {
+        w as u32 as i32
+    }
+}
+
+/// Where a member is in a record, from its row of [`sample_member_list!`].
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    bit: u64,
+    half: u8,
+    narrow: bool,
+    default: MemberDefault,
+}
+
+macro_rules! define_members {
+    ($(($field:ident, $attr:ident, $ty:ty, $doc:literal, $bit:ident, $half:literal, $default:ident)),* $(,)?) => {
+        /// The sample members the Python module shows (see
+        /// [`sample_member_list!`](crate::sample_member_list), with perf's defaults for
+        /// those the evsel does not sample), and the `PERF_SAMPLE_RAW` payload.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct SampleMembers {
+            $(#[doc = $doc] pub $field: $ty,)*
+            /// `PERF_SAMPLE_RAW` payload, as a range of the record's bytes.
+            pub raw: Option<Range<usize>>,
+        }
+
+        impl SampleMembers {
+            /// Number of members (without `raw`).
+            pub const COUNT: usize = [$(stringify!($field)),*].len();
+
+            /// The members of a sample the full parser filled.
+            pub fn of(s: &Sample) -> Self {
+                SampleMembers {
+                    $($field: s.$field,)*
+                    raw: s.raw.clone(),
+                }
+            }
+
+            /// Each of [`MEMBERS`], in that order, as the u64 a
+            /// [`MemberSource`] reads (pid and tid as the bits of their u32).
+            pub fn words(&self) -> [u64; SampleMembers::COUNT] {
+                [$(Word::to_word(self.$field)),*]
+            }
+
+            /// The members from [`words`](Self::words) and the payload.
+            #[inline(always)]
+            fn from_words(words: [u64; SampleMembers::COUNT], raw: Option<Range<usize>>) -> Self {
+                let [$($field),*] = words;
+                SampleMembers {
+                    $($field: <$ty as Word>::from_word($field),)*
+                    raw,
+                }
+            }
+        }
+
+        /// The members, by [`SampleMembers`] field name, in the order of
+        /// [`MemberSources::at`] and [`SampleMembers::words`].
+        pub const MEMBERS: [&str; SampleMembers::COUNT] = [$(stringify!($field)),*];
+
+        const ROWS: [Row; SampleMembers::COUNT] = [$(Row {
+            bit: $bit,
+            half: $half,
+            narrow: <$ty as Word>::BITS == 32,
+            default: MemberDefault::$default,
+        }),*];
+    };
+}
+
+crate::sample_member_list!(define_members);
+
+/// Where each member comes from: for each of [`MEMBERS`], a slot of the word
+/// table [`sample_members`] fills (1..=10: the record's u64s after the
+/// header, in order; `DEFAULT_*`: perf's defaults for members not sampled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MembersLayout {
-    ip: u8,
-    tid: u8,
-    time: u8,
-    addr: u8,
-    id: u8,
-    stream_id: u8,
-    cpu: u8,
-    period: u8,
+    slot: [u8; SampleMembers::COUNT],
     /// Number of u64 fields after the header (0..=10).
     words: u8,
     /// Byte offset of `raw.size` (0: no RAW).
@@ -110,45 +206,68 @@ impl MembersLayout {
         if sample_type & !(PERF_SAMPLE_MASK | PERF_SAMPLE_RAW) != 0 {
             return None;
         }
+        // The slot of each fixed u64 the record has, in the kernel's order
+        // (see sample.rs).
         let mut words = 0u8;
-        let mut field = |bit: u64, default: u8| {
-            if sample_type & bit == 0 {
-                return default;
+        let mut slots = [0u8; 64];
+        for bit in [
+            PERF_SAMPLE_IDENTIFIER,
+            PERF_SAMPLE_IP,
+            PERF_SAMPLE_TID,
+            PERF_SAMPLE_TIME,
+            PERF_SAMPLE_ADDR,
+            PERF_SAMPLE_ID,
+            PERF_SAMPLE_STREAM_ID,
+            PERF_SAMPLE_CPU,
+            PERF_SAMPLE_PERIOD,
+        ] {
+            if sample_type & bit != 0 {
+                words += 1;
+                slots[bit.trailing_zeros() as usize] = words;
             }
-            words += 1;
-            words
-        };
-        // The kernel's order (see sample.rs). PERF_SAMPLE_ID, later in the
-        // record, wins over IDENTIFIER as in the full parser (the kernel
-        // writes the same value to both).
-        let identifier = field(PERF_SAMPLE_IDENTIFIER, DEFAULT_ONES);
-        let ip = field(PERF_SAMPLE_IP, DEFAULT_ZERO);
-        let tid = field(PERF_SAMPLE_TID, DEFAULT_ONES);
-        let time = field(PERF_SAMPLE_TIME, DEFAULT_ONES);
-        let addr = field(PERF_SAMPLE_ADDR, DEFAULT_ZERO);
-        let id = field(PERF_SAMPLE_ID, identifier);
-        let stream_id = field(PERF_SAMPLE_STREAM_ID, DEFAULT_ONES);
-        let cpu = field(PERF_SAMPLE_CPU, DEFAULT_ONES);
-        let period = field(PERF_SAMPLE_PERIOD, DEFAULT_PERIOD);
-        let fixed = HEADER_SIZE as u16 + 8 * u16::from(words);
-        let raw = if sample_type & PERF_SAMPLE_RAW != 0 {
-            fixed
-        } else {
-            0
-        };
-        Some(MembersLayout {
-            ip,
-            tid,
-            time,
-            addr,
-            id,
-            stream_id,
-            cpu,
-            period,
+        }
+        let slot_of = |bit: u64| slots[bit.trailing_zeros() as usize % 64];
+        let mut layout = MembersLayout {
+            slot: [0; SampleMembers::COUNT],
             words,
-            raw,
-            end: if raw != 0 { fixed + 4 } else { fixed },
-        })
+            raw: 0,
+            end: 0,
+        };
+        for (i, row) in ROWS.iter().enumerate() {
+            let mut slot = slot_of(row.bit);
+            if slot == 0 && row.bit == PERF_SAMPLE_ID {
+                // PERF_SAMPLE_ID, later in the record, wins over IDENTIFIER
+                // as in the full parser (the kernel writes the same value
+                // to both).
+                slot = slot_of(PERF_SAMPLE_IDENTIFIER);
+            }
+            if slot == 0 {
+                slot = match row.default {
+                    MemberDefault::Zero => DEFAULT_ZERO,
+                    MemberDefault::Ones => DEFAULT_ONES,
+                    MemberDefault::Period => DEFAULT_PERIOD,
+                };
+            }
+            layout.slot[i] = slot;
+        }
+        let fixed = HEADER_SIZE as u16 + 8 * u16::from(words);
+        if sample_type & PERF_SAMPLE_RAW != 0 {
+            layout.raw = fixed;
+            layout.end = fixed + 4;
+        } else {
+            layout.end = fixed;
+        }
+        Some(layout)
+    }
+}
+
+/// The shift that brings u32 number `half` (in memory) of a native-endian
+/// u64 down to its low bits.
+fn half_shift(half: u8) -> u8 {
+    if cfg!(target_endian = "little") {
+        32 * half
+    } else {
+        32 * (1 - half)
     }
 }
 
@@ -175,7 +294,6 @@ pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> 
     }
     w[usize::from(DEFAULT_ONES)] = u64::MAX;
     w[usize::from(DEFAULT_PERIOD)] = info.sample_period();
-    let at = |slot: u8| w[usize::from(slot) % SLOTS];
     let raw = match usize::from(layout.raw) {
         0 => None,
         off => {
@@ -188,20 +306,15 @@ pub fn sample_members(record: &[u8], info: &ParseInfo) -> Option<SampleMembers> 
             Some(start..end)
         }
     };
-    let pid_tid = at(layout.tid).to_ne_bytes();
-    let (pid, tid) = pid_tid.split_at(4);
-    Some(SampleMembers {
-        ip: at(layout.ip),
-        pid: ne_u32(pid) as i32,
-        tid: ne_u32(tid) as i32,
-        time: at(layout.time),
-        addr: at(layout.addr),
-        id: at(layout.id),
-        stream_id: at(layout.stream_id),
-        cpu: ne_u32(&at(layout.cpu).to_ne_bytes()),
-        period: at(layout.period),
-        raw,
-    })
+    // The shift of a 32-bit member is a constant of its row.
+    let words = std::array::from_fn(|i| {
+        let word = w[usize::from(layout.slot[i]) % SLOTS];
+        match ROWS.get(i) {
+            Some(r) if r.narrow => word >> half_shift(r.half),
+            _ => word,
+        }
+    });
+    Some(SampleMembers::from_words(words, raw))
 }
 
 /// Where one member of a fixed-layout SAMPLE comes from (see [`member_sources`]).
@@ -215,24 +328,11 @@ pub enum MemberSource {
     Const(u64),
 }
 
-/// The members [`member_sources`] places, in its order.
-pub const MEMBERS: [&str; 9] = [
-    "ip",
-    "pid",
-    "tid",
-    "time",
-    "addr",
-    "id",
-    "stream_id",
-    "cpu",
-    "period",
-];
-
 /// Where the members are in the SAMPLEs of one evsel (see [`member_sources`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemberSources {
     /// Each of [`MEMBERS`], in that order.
-    pub at: [MemberSource; 9],
+    pub at: [MemberSource; SampleMembers::COUNT],
     /// Bytes a record needs for them (and for `raw.size`).
     pub need: usize,
     /// Offset of `raw.size`, with PERF_SAMPLE_RAW: the payload must fit in
@@ -247,31 +347,28 @@ pub struct MemberSources {
 /// tid -1 as u32).
 pub fn member_sources(info: &ParseInfo) -> Option<MemberSources> {
     let l = info.members_layout()?;
-    let word = |slot: u8| match slot {
-        DEFAULT_ZERO => MemberSource::Const(0),
-        DEFAULT_ONES => MemberSource::Const(u64::MAX),
-        DEFAULT_PERIOD => MemberSource::Const(info.sample_period()),
-        k => MemberSource::U64(HEADER_SIZE + 8 * (usize::from(k) - 1)),
-    };
-    // pid, tid and cpu are the u32 halves of their words (native order:
-    // pid first, then tid; cpu, then the reserved u32).
-    let half = |slot: u8, second: bool| match word(slot) {
-        MemberSource::U64(at) => MemberSource::U32(at + if second { 4 } else { 0 }),
-        MemberSource::Const(_) => MemberSource::Const(u64::from(u32::MAX)),
-        other => other,
-    };
+    let at = std::array::from_fn(|i| {
+        let narrow = ROWS.get(i).is_some_and(|r| r.narrow);
+        let mask = if narrow {
+            u64::from(u32::MAX)
+        } else {
+            u64::MAX
+        };
+        match l.slot[i] {
+            DEFAULT_ZERO => MemberSource::Const(0),
+            DEFAULT_ONES => MemberSource::Const(mask),
+            DEFAULT_PERIOD => MemberSource::Const(info.sample_period() & mask),
+            k => {
+                let at = HEADER_SIZE + 8 * (usize::from(k) - 1);
+                match ROWS.get(i) {
+                    Some(r) if r.narrow => MemberSource::U32(at + 4 * usize::from(r.half)),
+                    _ => MemberSource::U64(at),
+                }
+            }
+        }
+    });
     Some(MemberSources {
-        at: [
-            word(l.ip),
-            half(l.tid, false),
-            half(l.tid, true),
-            word(l.time),
-            word(l.addr),
-            word(l.id),
-            word(l.stream_id),
-            half(l.cpu, false),
-            word(l.period),
-        ],
+        at,
         need: usize::from(l.end),
         raw: (l.raw != 0).then_some(usize::from(l.raw)),
     })

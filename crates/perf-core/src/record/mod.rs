@@ -12,9 +12,8 @@
 //! ```
 //!
 //! The parser is given the record as one contiguous slice of exactly
-//! `header.size` bytes: the C module copies every record out of the ring
-//! before it releases the space (api.md §5), so the copy is where wrapped
-//! records become contiguous.
+//! `header.size` bytes: the ring reader hands it a view into the ring, or a
+//! copy for a record that wraps around the end of the ring (ring.rs).
 //!
 //! [`Sample`] holds perf's `struct perf_sample` with perf's defaults for
 //! fields the evsel did not ask for (`pid == tid == -1`, `cpu == u32::MAX`,
@@ -49,7 +48,8 @@ use std::ops::Range;
 pub use abi::*;
 pub use body::{Body, Mmap2File};
 pub use members::{
-    member_sources, sample_members, MemberSource, MemberSources, SampleMembers, MEMBERS,
+    member_sources, sample_members, MemberDefault, MemberSource, MemberSources, SampleMembers,
+    MEMBERS,
 };
 pub use parse_info::ParseInfo;
 pub use read_format::{parse_read_format, ReadCounters, ReadValue, SampleRead};

@@ -6,7 +6,7 @@ use super::members::MembersLayout;
 use crate::attr::{flag, Attr};
 
 /// The layout facts of one evsel's records, precomputed from its
-/// `perf_event_attr` (mstange's `RecordParseInfo`, perf's `evsel->id_pos`,
+/// `perf_event_attr` (linux-perf-event-reader's `RecordParseInfo`, perf's `evsel->id_pos`,
 /// `evsel->is_pos`, `evsel->sample_size`).
 ///
 /// Records from the same ring can come from different evsels; the caller

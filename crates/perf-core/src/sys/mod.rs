@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The only place the core talks to the kernel directly: `perf_event_open`,
-//! the perf ioctls, `sysconf`. Every function returns the raw errno on failure;
+//! the perf ioctls, `read`, `close`, `poll` and `mmap` (through libc), and
+//! `sysconf` (through nix). Every function returns the raw errno on failure;
 //! nothing here interprets it.
 #![allow(unsafe_code)]
 
@@ -12,6 +13,7 @@ mod mapping;
 pub use event_fd::EventFd;
 pub use mapping::Mapping;
 
+use nix::unistd::{sysconf, SysconfVar};
 use perf_event_open_sys::bindings;
 
 use crate::attr::AttrBytes;
@@ -20,20 +22,19 @@ use crate::error::{last_errno, Error, Result};
 /// `PERF_FLAG_FD_CLOEXEC`: every fd we open is close-on-exec.
 pub const PERF_FLAG_FD_CLOEXEC: u64 = bindings::PERF_FLAG_FD_CLOEXEC as u64;
 
-/// Online CPUs per `sysconf(_SC_NPROCESSORS_ONLN)`.
+/// Online CPUs per `sysconf(_SC_NPROCESSORS_ONLN)` (-1 if unknown).
 pub fn nprocessors_onln() -> i64 {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }
+    match sysconf(SysconfVar::_NPROCESSORS_ONLN) {
+        Ok(Some(n)) => n,
+        _ => -1,
+    }
 }
 
 /// The page size.
 pub fn page_size() -> usize {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 {
-        n as usize
-    } else {
-        4096
+    match sysconf(SysconfVar::PAGE_SIZE) {
+        Ok(Some(n)) if n > 0 => n as usize,
+        _ => 4096,
     }
 }
 

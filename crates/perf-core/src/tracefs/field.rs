@@ -23,8 +23,8 @@ pub const TEP_FIELD_IS_RELATIVE: u32 = 256;
 ///
 /// The flags are fixed at parse time except `TEP_FIELD_IS_STRING`: the
 /// C module clears it for good the first time a string field's bytes are
-/// not a printable C string (api.md §4.7.6), and every later read of the
-/// field, on any event, then yields bytes. [`Field::value`] does the same;
+/// not a printable C string (python.c's `tracepoint_field()`), and every
+/// later read of the field, on any event, then yields bytes. [`Field::value`] does the same;
 /// the flag is shared by everyone holding this field (formats are cached
 /// process-wide as `Arc<Format>`).
 #[derive(Debug)]

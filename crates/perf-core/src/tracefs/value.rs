@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Reading one tracepoint field out of a sample's `PERF_SAMPLE_RAW` payload,
-//! with the semantics of python.c's `tracepoint_field()` (api.md §4.7.6).
+//! with the semantics of python.c's `tracepoint_field()`.
 //!
 //! A live payload is native-endian; one from a perf.data file is in the
 //! byte order of its tracing data ([`Field::value_in`]). Where the C code

@@ -64,7 +64,7 @@ fn signed(raw: u64, size: u32) -> Value<'static> {
 
 #[test]
 fn sched_switch_as_observed_from_the_c_module() {
-    // api.md §4.7.6: prev_comm 'python3', prev_pid 14576, prev_prio 120,
+    // Read by the 6.1 C module: prev_comm 'python3', prev_pid 14576, prev_prio 120,
     // prev_state 1, next_comm 'swapper/0', next_pid 0, next_prio 120,
     // common_pid 14576, common_type 372, common_flags 1, common_preempt_count 3.
     let f = format("sched", "sched_switch");

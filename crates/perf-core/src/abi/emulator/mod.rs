@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! An emulated kernel behind the syscall seam: `perf_event_open` as a given
-//! Linux release answers it, modelled from the feature table (abi.md §3.2).
+//! Linux release answers it, modelled from the feature table (docs/abi.md §2, §5).
 //!
 //! It models `perf_copy_attr()` (size rules, E2BIG with the size written
 //! back, `__reserved_*`, the flag / `sample_type` / `read_format` /

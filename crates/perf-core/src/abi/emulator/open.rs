@@ -21,7 +21,7 @@ const CLOCKS: [u64; 5] = [0, 1, 4, 7, 11];
 /// inherit + PERF_SAMPLE_READ works from here on, with PERF_SAMPLE_TID (kernel
 /// commit 7e8b255650fc, "perf: Support PERF_SAMPLE_READ with inherit").
 const INHERIT_SAMPLE_READ: KernelVersion = KernelVersion::new(6, 12, 0);
-/// `PERF_COUNT_SW_*` values by release (abi.md §3.6): the count of software
+/// `PERF_COUNT_SW_*` values by release: the count of software
 /// events from that release on.
 const SOFTWARE_EVENTS: [(KernelVersion, u64); 5] = [
     (KernelVersion::new(2, 6, 31), 7),

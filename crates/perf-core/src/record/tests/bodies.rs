@@ -8,7 +8,7 @@ use super::roundtrip::patch_size;
 use crate::error::Error;
 use crate::record::*;
 
-/// sample_type of the observed 6.1 example in api.md §4.7.1:
+/// sample_type of a sample the 6.1 C module was seen reading:
 /// PERIOD|TID|CPU|TIME|ID|STREAM_ID.
 const EXAMPLE_TYPE: u64 = PERF_SAMPLE_PERIOD
     | PERF_SAMPLE_TID
@@ -17,9 +17,9 @@ const EXAMPLE_TYPE: u64 = PERF_SAMPLE_PERIOD
     | PERF_SAMPLE_ID
     | PERF_SAMPLE_STREAM_ID;
 
-/// The comm_event of api.md §4.7.1, written byte by byte from the uapi
-/// layout (not with the test encoder), so a mistake shared by the encoder
-/// and the parser cannot hide.
+/// A comm_event the 6.1 C module was seen reading, written byte by byte from
+/// the uapi layout (not with the test encoder), so a mistake shared by the
+/// encoder and the parser cannot hide.
 #[cfg(target_endian = "little")]
 #[test]
 fn comm_from_a_literal_byte_image() {
@@ -297,7 +297,7 @@ fn read_records_follow_read_format() {
     assert!(parse(&bytes, &info).is_err());
 }
 
-/// api.md §4.7.5 item 2: a SWITCH (14) has no body, yet the C module reads
+/// A SWITCH (14) has no body, yet the C module reads
 /// next_prev_pid/tid from the first 8 bytes after the header — the trailer.
 #[test]
 fn switch_reads_its_trailer_as_next_prev_like_the_c_module() {
