@@ -664,6 +664,10 @@ class _HeaderCompressed(TypedDict):
     ratio: int
     mmap_len: int
 
+class _HeaderClockReference(TypedDict):
+    tod_ns: int
+    clockid_ns: int
+
 class _Header(TypedDict):
     hostname: str | None
     os_release: str | None
@@ -680,6 +684,7 @@ class _Header(TypedDict):
     pmu_mappings: dict[str, int]
     sample_time: tuple[int, int] | None
     clockid: int | None
+    clock_reference: _HeaderClockReference | None
     clockid_res_ns: int | None
     compressed: _HeaderCompressed | None
     features: tuple[str, ...]

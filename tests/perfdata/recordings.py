@@ -13,12 +13,14 @@ Each recording is a name, the perf arguments and the workload
     futex     syscalls:sys_{enter,exit}_futex of contending threads
     raw_sys   raw_syscalls:sys_enter (syscall-counts)
     comm      a comm change and a named thread in the middle of the run
+              (-k mono, --switch-events)
     z         -z (COMPRESSED records)
     pipe      pipe mode (perf record -o - > file): tracepoints and software
     threads   --threads (a directory of per-thread data files)
     nt        --no-timestamp (delivered in file order)
     stat      perf stat record, per thread
     stat_i    perf stat record -a -A -I 100 (per CPU, interval rounds)
+    big       200 000 syscalls:sys_enter_getppid samples (Ctrl-C while reading)
 
 `Recordings.path(name)` waits for that file (recording it if no one has
 started it) and returns its path; a recording that fails raises
@@ -51,7 +53,8 @@ SPECS = {
     "futex": (["record", "-e", "syscalls:sys_enter_futex,syscalls:sys_exit_futex"],
               ["workload", "futex"], "file"),
     "raw_sys": (["record", "-e", "raw_syscalls:sys_enter"], ["workload", "sw"], "file"),
-    "comm": (["record", "-e", "task-clock/period=200000/", "--sample-cpu"],
+    "comm": (["record", "-k", "mono", "--switch-events", "-e", "task-clock/period=200000/",
+              "--sample-cpu"],
              ["workload", "comm"], "file"),
     "z": (["record", "-z", "-e", SW_EVENTS, "-P", "--sample-cpu"], ["workload", "sw"], "file"),
     "pipe": (["record", "-e", RW_EVENTS + ",page-faults/period=1/"], ["workload", "rw"], "pipe"),
@@ -62,6 +65,8 @@ SPECS = {
              ["workload", "sw"], "file"),
     "stat_i": (["stat", "record", "-a", "-A", "-I", "100", "-e", "task-clock,context-switches"],
                ["sleep", "0.35"], "file"),
+    "big": (["record", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-m", "16M"],
+            ["workload", "getppid", "200000"], "file"),
 }
 
 
@@ -91,6 +96,8 @@ class Recordings:
         self.dir = Path(directory)
         self._lock = threading.Lock()
         self._futures = {}
+        self._requested = set()
+        self._procs = {}
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
         self._workload = None
 
@@ -116,10 +123,29 @@ class Recordings:
     def path(self, name):
         """The recorded file (or directory) `name`."""
         self.start(name)
+        with self._lock:
+            self._requested.add(name)
         return self._futures[name].result()
 
     def shutdown(self):
+        """Ends the recordings started ahead that no test asked for."""
+        with self._lock:
+            for name, proc in self._procs.items():
+                if name not in self._requested and proc.poll() is None:
+                    proc.kill()
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _run(self, name, argv, **kw):
+        """(returncode, stderr) of one perf run, which shutdown() may end."""
+        proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=self.dir, **kw)
+        with self._lock:
+            self._procs[name] = proc
+        try:
+            _, err = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        return proc.returncode, err
 
     def _record(self, name):
         args, workload, output = SPECS[name]
@@ -127,12 +153,11 @@ class Recordings:
         out = self.dir / f"{name}.data"
         if output == "pipe":
             with open(out, "wb") as f:
-                p = subprocess.run([PERF, *args, "-q", "-o", "-", "--", *work], stdout=f,
-                                   stderr=subprocess.PIPE, text=True, cwd=self.dir, timeout=300)
+                rc, err = self._run(name, [PERF, *args, "-q", "-o", "-", "--", *work], stdout=f)
         else:
             quiet = ["-q"] if args[0] == "record" else []
-            p = subprocess.run([PERF, *args[:1], *quiet, *args[1:], "-o", str(out), "--", *work],
-                               capture_output=True, text=True, cwd=self.dir, timeout=300)
-        if p.returncode != 0 or not out.exists():
-            raise Unavailable(f"perf {' '.join(args)}: rc {p.returncode}: {p.stderr.strip()[-500:]}")
+            rc, err = self._run(name, [PERF, *args[:1], *quiet, *args[1:], "-o", str(out), "--", *work],
+                                stdout=subprocess.DEVNULL)
+        if rc != 0 or not out.exists():
+            raise Unavailable(f"perf {' '.join(args)}: rc {rc}: {err.strip()[-500:]}")
         return out

@@ -132,6 +132,16 @@ impl Header {
         d.set_item("pmu_mappings", pmus)?;
         d.set_item("sample_time", f.sample_time)?;
         d.set_item("clockid", f.clock_data.map(|c| c.clockid))?;
+        let reference = match f.clock_data {
+            Some(c) => {
+                let r = PyDict::new(py);
+                r.set_item("tod_ns", c.tod_ns)?;
+                r.set_item("clockid_ns", c.clockid_ns)?;
+                Some(r)
+            }
+            None => None,
+        };
+        d.set_item("clock_reference", reference)?;
         d.set_item("clockid_res_ns", f.clockid_res_ns)?;
         let compressed = match f.compressed {
             Some(c) => {
@@ -341,8 +351,9 @@ impl PyData {
     /// total_mem (kB), cmdline, events (name, type, config, sample_type,
     /// read_format, sample_period, freq, ids), build_ids (filename,
     /// build_id, pid, misc), pmu_mappings, sample_time (first, last),
-    /// clockid, clockid_res_ns, compressed, features (the names present),
-    /// pipe. A value the file does not have is None (empty for lists).
+    /// clockid, clock_reference (tod_ns, clockid_ns), clockid_res_ns,
+    /// compressed, features (the names present), pipe. A value the file
+    /// does not have is None (empty for lists).
     #[getter]
     fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.read_header()?.to_dict(py)
