@@ -29,6 +29,7 @@ pub mod evsel;
 pub mod parse_events;
 pub mod record;
 pub mod ring;
+pub mod symbol;
 pub mod sys;
 pub mod threadmap;
 pub mod tracefs;
