@@ -173,6 +173,11 @@ impl Symbols {
     /// `symbols__find`: walks the tree the way perf does, so overlapping
     /// symbols resolve to the one perf reports.
     pub fn find(&self, ip: u64) -> Option<&Symbol> {
+        self.find_index(ip).and_then(|n| self.get(n))
+    }
+
+    /// [`Symbols::find`] as an index for [`Symbols::at`].
+    pub fn find_index(&self, ip: u64) -> Option<u32> {
         let mut n = self.tree.root();
         while n != NIL {
             let s = self.get(n)?;
@@ -181,10 +186,15 @@ impl Symbols {
             } else if ip > s.end || (ip == s.end && ip != s.start) {
                 n = self.tree.right(n);
             } else {
-                return Some(s);
+                return Some(n);
             }
         }
         None
+    }
+
+    /// The symbol at an index [`Symbols::find_index`] gave.
+    pub fn at(&self, index: u32) -> Option<&Symbol> {
+        self.get(index)
     }
 
     /// `symbols__fixup_end`: a zero-sized symbol ends where the next one

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! A minimal thread/map model for the tests (the session has the real
+//! one): maps per process from MMAP records with perf's overlap fix-ups,
+//! copied on fork, the kernel's from kernel-mode MMAPs.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use perf_core::symbol::build_id::BuildId;
+use perf_core::symbol::dso::DsoId;
+use perf_core::symbol::map::{Map, MapInfo};
+use perf_core::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL, CPUMODE_MASK};
+use perf_core::symbol::Dsos;
+
+use super::dump::{Event, Mmap};
+
+pub struct Machine {
+    pub dsos: Dsos,
+    procs: HashMap<i32, Vec<Arc<Map>>>,
+}
+
+pub struct ProcMaps<'a>(pub &'a [Arc<Map>]);
+
+impl ThreadMaps for ProcMaps<'_> {
+    fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
+        let at = self.0.partition_point(|m| m.start() <= addr);
+        self.0[..at].last().filter(|m| m.contains(addr)).cloned()
+    }
+}
+
+impl Machine {
+    pub fn new(dsos: Dsos) -> Self {
+        Machine {
+            dsos,
+            procs: HashMap::new(),
+        }
+    }
+
+    pub fn maps(&self, pid: i32) -> ProcMaps<'_> {
+        ProcMaps(self.procs.get(&pid).map_or(&[][..], |v| &v[..]))
+    }
+
+    pub fn apply(&mut self, ev: &Event) {
+        match ev {
+            Event::Mmap(m) => self.mmap(m),
+            Event::Fork { pid, tid: _, ppid } => {
+                if pid != ppid {
+                    let parent = self.procs.get(ppid).cloned().unwrap_or_default();
+                    let child = self.procs.entry(*pid).or_default();
+                    for m in parent {
+                        insert(child, m);
+                    }
+                }
+            }
+            Event::Sample { .. } => {}
+        }
+    }
+
+    fn mmap(&mut self, m: &Mmap) {
+        let bid = m.build_id.as_deref().and_then(BuildId::from_hex);
+        let info = MapInfo {
+            pid: m.pid,
+            start: m.start,
+            len: m.len,
+            pgoff: m.pgoff,
+            filename: m.filename.as_bytes(),
+            prot: m.prot,
+            flags: m.flags,
+            dso_id: m.dev_ino.map(|(maj, min, ino, ino_generation)| DsoId {
+                maj,
+                min,
+                ino,
+                ino_generation,
+            }),
+            build_id: bid,
+        };
+        if (m.misc & CPUMODE_MASK) as u8 == CPUMODE_KERNEL {
+            self.dsos.process_kernel_mmap(&info);
+            return;
+        }
+        let map = self.dsos.map_new(&info);
+        insert(self.procs.entry(m.pid).or_default(), map);
+    }
+}
+
+/// `maps__fixup_overlappings` + `maps__insert`.
+fn insert(maps: &mut Vec<Arc<Map>>, map: Arc<Map>) {
+    let (s, e) = (map.start(), map.end());
+    let mut kept = Vec::with_capacity(maps.len() + 2);
+    for pos in maps.drain(..) {
+        if pos.end() <= s || pos.start() >= e {
+            kept.push(pos);
+            continue;
+        }
+        if pos.start() < s {
+            kept.push(Arc::new(pos.with_range(pos.start(), s)));
+        }
+        if e < pos.end() {
+            kept.push(Arc::new(pos.with_range(e, pos.end())));
+        }
+    }
+    kept.push(map);
+    kept.sort_by_key(|m| m.start());
+    *maps = kept;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What `perf script -F ip,sym,symoff,dso` prints, from this crate's
+//! resolution: the text the tests compare with perf's.
+
+use perf_core::symbol::callchain::{CallchainNode, PERF_MAX_STACK_DEPTH};
+use perf_core::symbol::resolve::{AddrLocation, CPUMODE_MASK};
+
+use super::dump::Event;
+use super::model::Machine;
+
+/// `sym+0xoff`, or `[unknown]`.
+pub fn sym_off(al: &AddrLocation) -> String {
+    match (al.symbol_name(), al.symoff()) {
+        (Some(n), Some(off)) => format!("{n}+0x{off:x}"),
+        (Some(n), None) => n.to_owned(),
+        _ => "[unknown]".to_owned(),
+    }
+}
+
+/// The address perf prints for a frame: the binary offset for user
+/// objects, the address itself for the kernel and unmapped addresses.
+pub fn shown_addr(node: &CallchainNode) -> u64 {
+    match &node.location.map {
+        Some(m) if !m.is_kernel() => m.map_ip(node.ip),
+        _ => node.ip,
+    }
+}
+
+/// One line per frame, as `sample__fprintf_callchain` prints it.
+pub fn frame_line(node: &CallchainNode) -> String {
+    format!(
+        "\t{:16x} {} ({})",
+        shown_addr(node),
+        sym_off(&node.location),
+        node.dso_name(false)
+    )
+}
+
+/// The whole `perf script -F ip,sym,symoff,dso` output for `events`.
+pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
+    let mut out = String::new();
+    for ev in events {
+        machine.apply(ev);
+        let Event::Sample {
+            misc,
+            pid,
+            ip,
+            callchain,
+            ..
+        } = ev
+        else {
+            continue;
+        };
+        let maps = machine.maps(*pid);
+        match callchain {
+            Some(chain) => {
+                out.push('\n');
+                for node in machine
+                    .dsos
+                    .resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH)
+                {
+                    out.push_str(&frame_line(&node));
+                    out.push('\n');
+                }
+            }
+            None => {
+                let al = machine
+                    .dsos
+                    .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
+                let dso = al.map.as_ref().map_or("[unknown]", |m| m.dso_name(false));
+                out.push_str(&format!(" {:16x} {} ({})", ip, sym_off(&al), dso));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
