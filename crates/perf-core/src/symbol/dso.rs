@@ -134,6 +134,10 @@ pub struct DsoSymbols {
     /// Why there are no symbols, for the caller to show (perf prints this
     /// at debug level only).
     pub warning: Option<String>,
+    /// A symbol table was bad part way (perf's `dso__load` failed after
+    /// inserting some symbols): perf keeps them, but its first lookup in
+    /// the object finds nothing.
+    pub load_failed: bool,
 }
 
 /// `struct dso`.
@@ -146,6 +150,8 @@ pub struct Dso {
     id: DsoId,
     recorded_build_id: Mutex<Option<BuildId>>,
     pub(crate) loaded: OnceLock<Arc<DsoSymbols>>,
+    /// Set when the load failed part way: the next lookup finds nothing.
+    pub(crate) failed_lookup_pending: std::sync::atomic::AtomicBool,
     pub(crate) srcline: OnceLock<super::srcline::SrclineState>,
 }
 
@@ -165,6 +171,7 @@ impl Dso {
             id,
             recorded_build_id: Mutex::new(None),
             loaded: OnceLock::new(),
+            failed_lookup_pending: std::sync::atomic::AtomicBool::new(false),
             srcline: OnceLock::new(),
         }
     }

@@ -303,6 +303,14 @@ pub(crate) fn load_user(dso: &Dso, conf: &SymbolConf) -> DsoSymbols {
     };
     match load_pair(s, r, naming) {
         Some(loaded) => {
+            if loaded.failed {
+                out.load_failed = true;
+                out.warning = Some(format!(
+                    "{}: bad symbol table in {}",
+                    dso.long_name(),
+                    s.path.display()
+                ));
+            }
             out.symbols = loaded.symbols;
             out.text_offset = loaded.text_offset;
             out.rel = loaded.rel;
@@ -334,6 +342,8 @@ struct Loaded {
     symbols: Symbols,
     text_offset: u64,
     rel: bool,
+    /// A table failed part way: perf keeps what it had inserted.
+    failed: bool,
 }
 
 /// `dso__load_sym` + `dso__synthesize_plt_symbols` for one pair.
@@ -364,21 +374,29 @@ where
     R2: object::ReadRef<'b>,
 {
     let mut symbols = Symbols::new();
-    let text_offset;
+    let (text_offset, failed);
     match (syms, runtime) {
         (AnyElf::E64(s), AnyElf::E64(r)) => {
             text_offset = r.text_offset().unwrap_or(0);
-            let nr = elf_syms::load_sym(s, r, naming, &mut symbols).ok()?;
-            if nr > 0 {
-                elf_syms::synthesize_plt(r, naming, &mut symbols);
-            }
+            failed = match elf_syms::load_sym(s, r, naming, &mut symbols) {
+                Ok(nr) if nr > 0 => {
+                    elf_syms::synthesize_plt(r, naming, &mut symbols);
+                    false
+                }
+                Ok(_) => false,
+                Err(_) => true,
+            };
         }
         (AnyElf::E32(s), AnyElf::E32(r)) => {
             text_offset = r.text_offset().unwrap_or(0);
-            let nr = elf_syms::load_sym(s, r, naming, &mut symbols).ok()?;
-            if nr > 0 {
-                elf_syms::synthesize_plt(r, naming, &mut symbols);
-            }
+            failed = match elf_syms::load_sym(s, r, naming, &mut symbols) {
+                Ok(nr) if nr > 0 => {
+                    elf_syms::synthesize_plt(r, naming, &mut symbols);
+                    false
+                }
+                Ok(_) => false,
+                Err(_) => true,
+            };
         }
         _ => return None,
     }
@@ -386,5 +404,6 @@ where
         symbols,
         text_offset,
         rel: syms.is_rel(),
+        failed,
     })
 }

@@ -165,17 +165,10 @@ impl Dsos {
     /// An MMAP/MMAP2 record with a kernel cpumode: the kernel's own map
     /// (`[kernel.kallsyms]_text`), a module, or an entry trampoline.
     pub fn process_kernel_mmap(&self, info: &MapInfo<'_>) {
-        let name = String::from_utf8_lossy(info.filename).into_owned();
         let mut k = self.kmaps.write().unwrap_or_else(|e| e.into_inner());
-        k.process_mmap(
-            info.start,
-            info.len,
-            info.pgoff,
-            &name,
-            Arc::clone(&self.kernel),
-            info.build_id,
-            |short, path| self.findnew_module(short, path),
-        );
+        k.process_mmap(info, Arc::clone(&self.kernel), |short, path| {
+            self.findnew_module(short, path)
+        });
     }
 
     /// The kernel DSO (`[kernel.kallsyms]`).
@@ -215,12 +208,16 @@ impl Dsos {
             return dso.loaded().cloned().unwrap_or_default();
         }
         let bid = dso.recorded_build_id();
-        if let Some(b) = bid {
-            if let Some(shared) = self.inner().shared.get(&b).and_then(Weak::upgrade) {
-                return Arc::clone(dso.loaded.get_or_init(|| shared));
-            }
+        let shared = bid.and_then(|b| self.inner().shared.get(&b).and_then(Weak::upgrade));
+        let mut first = false;
+        let loaded = Arc::clone(dso.loaded.get_or_init(|| {
+            first = true;
+            shared.unwrap_or_else(|| Arc::new(self.load_now(dso)))
+        }));
+        if first && loaded.load_failed {
+            dso.failed_lookup_pending
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        let loaded = Arc::clone(dso.loaded.get_or_init(|| Arc::new(self.load_now(dso))));
         if let Some(b) = bid.or(loaded.build_id) {
             if loaded.symtab_type.is_some() {
                 self.inner().shared.insert(b, Arc::downgrade(&loaded));

@@ -33,6 +33,16 @@ pub(crate) struct Naming {
 }
 
 impl Naming {
+    /// The symbol for one ELF entry, demangled lazily when perf would.
+    fn symbol(self, start: u64, len: u64, binding: u8, kind: u8, raw: &[u8]) -> Symbol {
+        let s = String::from_utf8_lossy(raw);
+        if self.demangle {
+            Symbol::mangled(start, len, binding, kind, &s)
+        } else {
+            Symbol::new(start, len, binding, kind, &s)
+        }
+    }
+
     fn name(self, raw: &[u8]) -> String {
         let s = String::from_utf8_lossy(raw);
         if self.demangle {
@@ -173,13 +183,7 @@ where
             };
         }
         let size: u64 = sym.st_size(e).into();
-        out.insert(Symbol::new(
-            value,
-            size,
-            sym.st_bind().0,
-            sym.st_type().0,
-            &naming.name(raw_name),
-        ));
+        out.insert(naming.symbol(value, size, sym.st_bind().0, sym.st_type().0, raw_name));
         nr += 1;
     }
     if nr > 0 {
@@ -240,11 +244,11 @@ where
         elf::EM_SPARCV9 => (128, 32),
         _ => (entsize, entsize),
     };
-    let mut offset: u64 = u64::from(plt.sh_offset(e).into()).wrapping_add(header);
+    let mut offset = Into::<u64>::into(plt.sh_offset(e)).wrapping_add(header);
     // gelf_getsym leaves the previous symbol in place for a bad index.
     let mut last: Option<&H::Sym> = None;
     let mut add = |symidx: u32, out: &mut Symbols| {
-        if let Ok(s) = dynsyms.symbol(object::SymbolIndex(symidx as usize)) {
+        if let Some(s) = dynsyms.symbols().get(symidx as usize) {
             last = Some(s);
         }
         let raw = last

@@ -97,7 +97,7 @@ bad\n\
 7f00003000 8 ab\n\
 7f00004000 8 last",
         );
-        let names: Vec<(u64, u64, &str)> = t.iter().map(|s| (s.start, s.end, &*s.name)).collect();
+        let names: Vec<(u64, u64, &str)> = t.iter().map(|s| (s.start, s.end, s.name())).collect();
         // "ab" is too short for perf's length check; the unterminated last
         // line loses its last byte.
         assert_eq!(

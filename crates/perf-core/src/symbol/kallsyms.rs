@@ -137,11 +137,11 @@ ffffffffc0300000 t modfn\t[ext4]\n";
         let syms = load(e);
         // _text and _stext share a start: fixup_end leaves the first one
         // zero-sized, so the second one, which has a size, is kept.
-        assert_eq!(&*syms[0].name, "_stext");
+        assert_eq!(syms[0].name(), "_stext");
         assert_eq!(syms[0].end, 0xffffffff81000100);
         // The last kernel symbol before a module symbol ends at the next
         // page boundary past its start, not at the module.
-        let bar = syms.iter().find(|s| &*s.name == "bar").unwrap();
+        let bar = syms.iter().find(|s| s.name() == "bar").unwrap();
         assert_eq!(bar.end, 0xffffffff81002000);
         assert_eq!(bar.binding, STB_WEAK);
         assert_eq!(split_module("modfn\t[ext4]"), ("modfn", Some("ext4")));

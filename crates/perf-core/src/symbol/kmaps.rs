@@ -13,7 +13,7 @@ use super::dso::{BinaryType, Dso, DsoId, DsoKind, DsoSymbols};
 use super::dso_load::is_regular_file;
 use super::elf::{self, with_elf, AnyElf};
 use super::kallsyms::{self, ENTRY_TRAMPOLINE};
-use super::map::Map;
+use super::map::{Map, MapInfo};
 use super::symbols::{Symbol, Symbols};
 
 /// `machine->mmap_name` for the host.
@@ -77,14 +77,13 @@ impl KernelMaps {
     /// `machine__process_kernel_mmap_event`.
     pub(crate) fn process_mmap(
         &mut self,
-        start: u64,
-        len: u64,
-        pgoff: u64,
-        name: &str,
+        info: &MapInfo<'_>,
         kernel: Arc<Dso>,
-        bid: Option<BuildId>,
         module: impl FnOnce(&str, &str) -> Arc<Dso>,
     ) {
+        let name = String::from_utf8_lossy(info.filename);
+        let name = name.as_ref();
+        let (start, len, pgoff, bid) = (info.start, info.len, info.pgoff, info.build_id);
         let end = start.wrapping_add(len);
         let is_kernel_mmap = name.starts_with(&KERNEL_MMAP_NAME[..KERNEL_MMAP_NAME.len() - 1]);
         if name.starts_with('/') || (!is_kernel_mmap && name.starts_with('[')) {
@@ -203,36 +202,30 @@ impl KernelMaps {
             .as_ref()
             .and_then(|(name, addr)| {
                 all.iter()
-                    .find(|s| kallsyms::split_module(&s.name).0 == name.as_str())
+                    .find(|s| kallsyms::split_module(s.name()).0 == name.as_str())
                     .map(|s| s.start.wrapping_sub(*addr))
             })
             .unwrap_or(0);
         let mut kernel_syms = Symbols::new();
         let mut module_syms: HashMap<String, Symbols> = HashMap::new();
-        for mut s in all {
-            let (name, module) = kallsyms::split_module(&s.name);
+        for s in all {
+            let (name, module) = kallsyms::split_module(s.name());
             match module {
                 Some(m) => {
                     let key = format!("[{m}]");
                     let Some(map) = self.maps.iter().find(|x| x.dso().short_name() == key) else {
                         continue;
                     };
-                    let sym = Symbol {
-                        start: map.map_ip(s.start),
-                        end: map.map_ip(s.end),
-                        name: name.into(),
-                        binding: s.binding,
-                        kind: s.kind,
-                    };
+                    let sym = Symbol::new(map.map_ip(s.start), 0, s.binding, s.kind, name)
+                        .with_range(map.map_ip(s.start), map.map_ip(s.end));
                     module_syms.entry(key).or_default().insert(sym);
                 }
                 None => {
-                    if s.name.as_ref() == ENTRY_TRAMPOLINE {
+                    if s.name() == ENTRY_TRAMPOLINE {
                         continue;
                     }
-                    s.start = s.start.wrapping_sub(delta);
-                    s.end = s.end.wrapping_sub(delta);
-                    kernel_syms.insert(s);
+                    let (start, end) = (s.start.wrapping_sub(delta), s.end.wrapping_sub(delta));
+                    kernel_syms.insert(s.with_range(start, end));
                 }
             }
         }
@@ -270,17 +263,16 @@ impl KernelMaps {
     ) -> DsoSymbols {
         let text = syms
             .iter()
-            .find(|s| self.ref_reloc.as_ref().is_some_and(|(n, _)| *s.name == **n))
+            .find(|s| self.ref_reloc.as_ref().is_some_and(|(n, _)| s.name() == n))
             .map(|s| s.start);
         let delta = match (&self.ref_reloc, text) {
             (Some((_, recorded)), Some(linked)) => recorded.wrapping_sub(linked),
             _ => 0,
         };
         let mut moved = Symbols::new();
-        for mut s in syms.into_sorted() {
-            s.start = s.start.wrapping_add(delta);
-            s.end = s.end.wrapping_add(delta);
-            moved.insert(s);
+        for s in syms.into_sorted() {
+            let (start, end) = (s.start.wrapping_add(delta), s.end.wrapping_add(delta));
+            moved.insert(s.with_range(start, end));
         }
         DsoSymbols {
             symbols: moved,

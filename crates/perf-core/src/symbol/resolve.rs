@@ -2,6 +2,7 @@
 //! Addresses to locations: perf's `thread__find_map`,
 //! `thread__find_symbol` and `struct addr_location`.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::dso::DsoSymbols;
@@ -57,7 +58,7 @@ impl SymbolRef {
 
     /// The name as perf shows it.
     pub fn name(&self) -> &str {
-        &self.symbol().name
+        self.symbol().name()
     }
 }
 
@@ -125,6 +126,11 @@ impl Dsos {
         let mut al = self.thread_find_map(thread, cpumode, addr);
         if let Some(m) = &al.map {
             let table = self.load(m.dso());
+            // perf's map__find_symbol returns nothing right after a failed
+            // dso__load, then uses what the load had inserted.
+            if m.dso().failed_lookup_pending.swap(false, Ordering::Relaxed) {
+                return al;
+            }
             al.sym = table
                 .symbols
                 .find_index(al.addr)

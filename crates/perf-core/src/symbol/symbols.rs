@@ -5,6 +5,9 @@
 //! `symbols__fixup_duplicate` (of symbols sharing a start, keep the one
 //! `choose_best_symbol` prefers) and `symbols__find` (the tree walk).
 
+use std::sync::OnceLock;
+
+use super::demangle::demangle_sym;
 use super::rbtree::{RbTree, NIL};
 
 /// `STB_LOCAL`.
@@ -20,7 +23,12 @@ pub const STT_FUNC: u8 = 2;
 
 /// One symbol, as perf's `struct symbol`: `[start, end)` in the DSO's
 /// address space (file offsets for user ELF objects, see `map.rs`), the
-/// demangled name, and the ELF binding and type.
+/// name as perf shows it, and the ELF binding and type.
+///
+/// perf demangles every name when it loads a table; here a mangled name
+/// is demangled the first time it is shown (or compared, for aliases at one
+/// address), which gives the same names for a fraction of the work on
+/// large C++ objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
     /// First address.
@@ -28,24 +36,60 @@ pub struct Symbol {
     /// One past the last address (perf's `end`); equal to `start` only for
     /// a zero-sized symbol that `fixup_end` could not extend.
     pub end: u64,
-    /// The name as perf shows it (demangled when perf demangles it).
-    pub name: Box<str>,
     /// `STB_*`.
     pub binding: u8,
     /// `STT_*`.
     pub kind: u8,
+    raw: Box<str>,
+    demangle: bool,
+    shown: OnceLock<Option<Box<str>>>,
 }
 
 impl Symbol {
-    /// `symbol__new`: a zero length makes `end == start`.
+    /// `symbol__new` with the name as shown: a zero length makes
+    /// `end == start`.
     pub fn new(start: u64, len: u64, binding: u8, kind: u8, name: &str) -> Self {
         Symbol {
             start,
             end: start.wrapping_add(len),
-            name: name.into(),
             binding,
             kind,
+            raw: name.into(),
+            demangle: false,
+            shown: OnceLock::new(),
         }
+    }
+
+    /// A symbol whose name perf demangles (`demangle_sym` of a user-space
+    /// ELF name).
+    pub fn mangled(start: u64, len: u64, binding: u8, kind: u8, raw: &str) -> Self {
+        Symbol {
+            demangle: true,
+            ..Symbol::new(start, len, binding, kind, raw)
+        }
+    }
+
+    /// The name perf shows.
+    pub fn name(&self) -> &str {
+        if !self.demangle {
+            return &self.raw;
+        }
+        self.shown
+            .get_or_init(|| demangle_sym(&self.raw, false).map(String::into_boxed_str))
+            .as_deref()
+            .unwrap_or(&self.raw)
+    }
+
+    /// The name in the symbol table (before demangling).
+    pub fn raw_name(&self) -> &str {
+        &self.raw
+    }
+
+    /// Moves the symbol by `delta` (a relocated kernel, a module's base).
+    pub(crate) fn with_range(mut self, start: u64, end: u64) -> Self {
+        self.start = start;
+        self.end = end;
+        self
     }
 }
 
@@ -84,20 +128,27 @@ fn choose_best(a: &Symbol, b: &Symbol) -> Choice {
     if gb && !ga {
         return Choice::B;
     }
-    let (ua, ub) = (prefix_underscores(&a.name), prefix_underscores(&b.name));
-    if ub > ua {
-        return Choice::A;
-    }
-    if ua > ub {
-        return Choice::B;
-    }
-    match a.name.len().cmp(&b.name.len()) {
-        std::cmp::Ordering::Greater => return Choice::A,
-        std::cmp::Ordering::Less => return Choice::B,
-        std::cmp::Ordering::Equal => {}
+    // The same table entry twice (.symtab and .dynsym): equal names, so
+    // no need to demangle them to compare.
+    let same = a.raw == b.raw && a.demangle == b.demangle;
+    if !same {
+        let (ua, ub) = (prefix_underscores(a.name()), prefix_underscores(b.name()));
+        if ub > ua {
+            return Choice::A;
+        }
+        if ua > ub {
+            return Choice::B;
+        }
+        match a.name().len().cmp(&b.name().len()) {
+            std::cmp::Ordering::Greater => return Choice::A,
+            std::cmp::Ordering::Less => return Choice::B,
+            std::cmp::Ordering::Equal => {}
+        }
     }
     // Avoid "SyS" kernel syscall aliases.
-    if a.name.starts_with("SyS") || a.name.starts_with("compat_SyS") {
+    if (!same || a.raw.contains("SyS"))
+        && (a.name().starts_with("SyS") || a.name().starts_with("compat_SyS"))
+    {
         return Choice::B;
     }
     Choice::A
@@ -209,12 +260,12 @@ impl Symbols {
         for pair in order.windows(2) {
             let [prev, curr] = [pair[0], pair[1]];
             let (curr_start, curr_module) = match self.get(curr) {
-                Some(c) => (c.start, c.name.contains('[')),
+                Some(c) => (c.start, c.raw.contains('[')),
                 None => continue,
             };
             if let Some(p) = self.syms.get_mut(prev as usize) {
                 if p.end == p.start {
-                    p.end = if is_kallsyms && p.name.contains('[') != curr_module {
+                    p.end = if is_kallsyms && p.raw.contains('[') != curr_module {
                         roundup_page(p.end.wrapping_add(4096))
                     } else {
                         curr_start
@@ -292,7 +343,7 @@ mod tests {
         t.fixup_duplicate();
         assert_eq!(t.len(), 1);
         assert_eq!(
-            &*t.find(0xd54f3).map(|s| s.name.clone()).unwrap_or_default(),
+            t.find(0xd54f3).map(|s| s.name()).unwrap_or_default(),
             "__GI___getppid"
         );
         // Sized beats zero-sized; non-weak beats weak; global beats local;
@@ -326,7 +377,7 @@ mod tests {
             t.insert(a);
             t.insert(b);
             t.fixup_duplicate();
-            assert_eq!(t.iter().map(|s| &*s.name).collect::<Vec<_>>(), [want]);
+            assert_eq!(t.iter().map(|s| s.name()).collect::<Vec<_>>(), [want]);
         }
     }
 
@@ -340,7 +391,7 @@ mod tests {
         let ends: Vec<u64> = t.iter().map(|s| s.end).collect();
         assert_eq!(ends, [0x1010, 0x1018, 0x3000]);
         assert_eq!(t.find(0x1018), None, "gap after a sized symbol");
-        assert_eq!(t.find(0x1020).map(|s| &*s.name), Some("c"));
+        assert_eq!(t.find(0x1020).map(|s| s.name()), Some("c"));
         // kallsyms: no stretching across the kernel/module boundary.
         let mut k = Symbols::new();
         k.insert(sym(0xffff_0000, 0, STB_GLOBAL, "last_kernel"));
@@ -359,8 +410,8 @@ mod tests {
         t.insert(sym(0x300, 0x10, STB_GLOBAL, "after"));
         // Three ascending inserts rotate: "inner" is the root, so an
         // address inside both is found at the root.
-        assert_eq!(t.find(0x155).map(|s| &*s.name), Some("inner"));
-        assert_eq!(t.find(0x110).map(|s| &*s.name), Some("outer"));
+        assert_eq!(t.find(0x155).map(|s| s.name()), Some("inner"));
+        assert_eq!(t.find(0x110).map(|s| s.name()), Some("outer"));
         // Past "inner" the walk goes right, away from "outer": perf finds
         // no symbol there although "outer" covers it.
         assert_eq!(t.find(0x170), None);

@@ -52,6 +52,11 @@ pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
             continue;
         };
         let maps = machine.maps(*pid);
+        // perf script resolves the sample's own ip first (machine__resolve),
+        // then the call chain.
+        let al = machine
+            .dsos
+            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
         match callchain {
             Some(chain) => {
                 out.push('\n');
@@ -64,9 +69,6 @@ pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
                 }
             }
             None => {
-                let al = machine
-                    .dsos
-                    .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
                 let dso = al.map.as_ref().map_or("[unknown]", |m| m.dso_name(false));
                 out.push_str(&format!(" {:16x} {} ({})", ip, sym_off(&al), dso));
             }
