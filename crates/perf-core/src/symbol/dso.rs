@@ -138,6 +138,8 @@ pub struct DsoSymbols {
     /// inserting some symbols): perf keeps them, but its first lookup in
     /// the object finds nothing.
     pub load_failed: bool,
+    /// The DWARF line tables of `symsrc_filename`, read on first use.
+    pub(crate) dwarf: OnceLock<Option<Arc<super::a2l::A2l>>>,
 }
 
 /// `struct dso`.

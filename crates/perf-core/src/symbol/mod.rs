@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Symbol resolution, as perf 6.1 does it (work in progress).
 
+mod a2l;
 pub mod build_id;
 pub mod callchain;
 pub mod conf;
@@ -17,7 +18,7 @@ mod kmaps;
 pub mod map;
 mod rbtree;
 pub mod resolve;
-pub(crate) mod srcline;
+pub mod srcline;
 pub mod symbols;
 mod vdso;
 

@@ -27,13 +27,11 @@ pub enum Event {
     /// `FORK(pid:tid):(ppid:ptid)`.
     Fork {
         pid: i32,
-        tid: i32,
         ppid: i32,
     },
     Sample {
         misc: u16,
         pid: i32,
-        tid: i32,
         ip: u64,
         callchain: Option<Vec<u64>>,
     },
@@ -91,8 +89,8 @@ pub fn parse(text: &str) -> Vec<Event> {
                 .filter(|s| !s.is_empty())
                 .filter_map(|s| s.parse().ok())
                 .collect();
-            if let [pid, tid, ppid, _ptid] = nums[..] {
-                events.push(Event::Fork { pid, tid, ppid });
+            if let [pid, _tid, ppid, _ptid] = nums[..] {
+                events.push(Event::Fork { pid, ppid });
             }
         } else if let Some(rest) = body.strip_prefix("SAMPLE(") {
             // SAMPLE(IP, 0x2): pid/tid: 0xip period: ...
@@ -104,11 +102,11 @@ pub fn parse(text: &str) -> Vec<Event> {
                 .unwrap_or(0) as u16;
             let after = rest.split("): ").nth(1).unwrap_or("");
             let mut it = after.split_whitespace();
-            let (pid, tid) = it
+            let pid = it
                 .next()
-                .and_then(|s| s.trim_end_matches(':').split_once('/'))
-                .map(|(a, b)| (a.parse().unwrap_or(-1), b.parse().unwrap_or(-1)))
-                .unwrap_or((-1, -1));
+                .and_then(|s| s.split('/').next())
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(-1);
             let ip = it.next().and_then(hex).unwrap_or(0);
             let mut callchain = None;
             if lines.peek().is_some_and(|l| l.contains("chain: nr:")) {
@@ -130,7 +128,6 @@ pub fn parse(text: &str) -> Vec<Event> {
             events.push(Event::Sample {
                 misc,
                 pid,
-                tid,
                 ip,
                 callchain,
             });

@@ -21,6 +21,15 @@ fn both(rec: &Recording) -> (String, String) {
     (ours, theirs)
 }
 
+/// Our `perf script -F ip,srcline` for the recording and perf's.
+fn both_srclines(rec: &Recording) -> (String, String) {
+    let events = dump::parse(&rec.script(&["-D"]));
+    let mut machine = model::Machine::new(rec.dsos());
+    let ours = script::ip_srcline(&mut machine, &events);
+    let theirs = rec.script(&["-F", "ip,srcline"]);
+    (ours, theirs)
+}
+
 /// The two demangling differences docs/symbols.md lists (cpp_demangle
 /// drops `&` from some parameters of functions enclosing a lambda, and
 /// writes `R(args)` where libiberty writes `R (args)` after a template):
@@ -89,6 +98,9 @@ fn c_o0() {
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "20"]);
     let (ours, theirs) = both(&rec);
     assert_same("C -O0", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert!(theirs.contains("work.c:"));
+    assert_same("C -O0 srclines", &ours, &theirs);
 }
 
 #[test]
@@ -105,6 +117,8 @@ fn c_o2_inlined() {
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "20"]);
     let (ours, theirs) = both(&rec);
     assert_same("C -O2", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert_same("C -O2 srclines", &ours, &theirs);
 }
 
 #[test]
@@ -125,6 +139,8 @@ fn cxx_demangled() {
         "perf demangles C++ here"
     );
     assert_same("C++", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert_same("C++ srclines", &ours, &theirs);
 }
 
 #[test]
@@ -152,6 +168,8 @@ fn rust_legacy_and_v0_mangling() {
             "perf demangles Rust ({mangling})"
         );
         assert_same(tag, &ours, &theirs);
+        let (ours, theirs) = both_srclines(&rec);
+        assert_same(&format!("{tag} srclines"), &ours, &theirs);
     }
 }
 
@@ -163,6 +181,8 @@ fn python_interpreter() {
     let rec = Recording::record(dir, &[], &["/usr/bin/python3", "-c", code]);
     let (ours, theirs) = both(&rec);
     assert_same("python3", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert_same("python3 srclines", &ours, &theirs);
 }
 
 /// A debug file installed under /usr/lib/debug/.build-id for the test's
@@ -217,6 +237,12 @@ fn stripped_binary_with_debug_file_in_usr_lib_debug() {
     let (ours, theirs) = both(&rec);
     assert!(theirs.contains("leaf_loop"), "perf finds the debug file");
     assert_same("stripped + /usr/lib/debug", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert!(
+        theirs.contains("work.c:"),
+        "source lines from the debug file"
+    );
+    assert_same("stripped + /usr/lib/debug srclines", &ours, &theirs);
 }
 
 #[test]
@@ -231,6 +257,24 @@ fn system_wide_with_kernel() {
     let (ours, theirs) = both(&rec);
     assert!(theirs.contains("([kernel.kallsyms])"), "kernel frames");
     assert_same("system-wide", &ours, &theirs);
+    // perf 6.1 may die of SIGPIPE here (an addr2line it started for a
+    // deleted object exits): compare what it printed before.
+    let events = dump::parse(&rec.script(&["-D"]));
+    let mut machine = model::Machine::new(rec.dsos());
+    let ours = script::ip_srcline(&mut machine, &events);
+    let (theirs, died) = rec.script_until_sigpipe(&["-F", "ip,srcline"]);
+    let ours = if died {
+        let n = theirs.lines().count();
+        eprintln!("perf script -F ip,srcline died of SIGPIPE after {n} lines");
+        ours.lines().take(n).map(|l| format!("{l}\n")).collect()
+    } else {
+        ours
+    };
+    assert!(
+        theirs.lines().count() > 100,
+        "enough of perf's output to compare"
+    );
+    assert_same("system-wide srclines", &ours, &theirs);
 }
 
 #[test]
@@ -256,6 +300,8 @@ fn rebuilt_binary_gives_no_wrong_names() {
     let (ours, theirs) = both(&rec);
     assert!(!theirs.contains("leaf_loop") && !theirs.contains("padding"));
     assert_same("rebuilt, no cache", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert_same("rebuilt, no cache, srclines", &ours, &theirs);
     let dsos = rec.dsos();
     let map = dsos.map_new(&perf_core::symbol::map::MapInfo {
         pid: 1,
@@ -304,4 +350,6 @@ fn partly_bad_symbol_table() {
         return;
     }
     assert_same("rustc", &ours, &theirs);
+    let (ours, theirs) = both_srclines(&rec);
+    assert_same("rustc srclines", &ours, &theirs);
 }

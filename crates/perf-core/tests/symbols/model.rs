@@ -43,7 +43,7 @@ impl Machine {
     pub fn apply(&mut self, ev: &Event) {
         match ev {
             Event::Mmap(m) => self.mmap(m),
-            Event::Fork { pid, tid: _, ppid } => {
+            Event::Fork { pid, ppid } => {
                 if pid != ppid {
                     let parent = self.procs.get(ppid).cloned().unwrap_or_default();
                     let child = self.procs.entry(*pid).or_default();

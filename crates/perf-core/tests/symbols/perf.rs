@@ -61,12 +61,12 @@ pub fn run(cmd: &mut Command) -> String {
 
 /// Why these tests cannot run here, if they cannot.
 pub fn unavailable() -> Option<String> {
-    // SAFETY-free check of root: perf record -a and /usr/lib/debug need it.
+    // Root: perf record -a and writing /usr/lib/debug need it.
     let uid = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(str::to_owned))
         .unwrap_or_default();
-    if !uid.split_whitespace().nth(1).is_some_and(|u| u == "0") {
+    if uid.split_whitespace().nth(1) != Some("0") {
         return Some("not root".into());
     }
     if Command::new("perf").arg("version").output().is_err() {
@@ -116,6 +116,29 @@ impl Recording {
         let mut c = self.perf();
         c.arg("script").arg("-i").arg(&self.data).args(args);
         run(&mut c)
+    }
+
+    /// `perf script -i data <args>`, also when perf dies of SIGPIPE part
+    /// way (perf 6.1 writes to an `addr2line` that has exited, for example
+    /// on an object that no longer exists): the output up to its last
+    /// complete line, and whether perf died.
+    pub fn script_until_sigpipe(&self, args: &[&str]) -> (String, bool) {
+        use std::os::unix::process::ExitStatusExt;
+        let mut c = self.perf();
+        c.arg("script")
+            .arg("-i")
+            .arg(&self.data)
+            .args(args)
+            .stdin(Stdio::null());
+        let out = c.output().unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        let died = out.status.signal() == Some(13);
+        assert!(out.status.success() || died, "{c:?} failed: {}", out.status);
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if died {
+            let keep = text.rfind('\n').map_or(0, |i| i + 1);
+            text.truncate(keep);
+        }
+        (text, died)
     }
 
     /// The file's build-id table (`perf buildid-list`).

@@ -77,3 +77,42 @@ pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
     }
     out
 }
+
+/// The whole `perf script -F ip,srcline` output for `events`.
+pub fn ip_srcline(machine: &mut Machine, events: &[Event]) -> String {
+    let mut out = String::new();
+    for ev in events {
+        machine.apply(ev);
+        let Event::Sample {
+            misc,
+            pid,
+            ip,
+            callchain: Some(chain),
+            ..
+        } = ev
+        else {
+            continue;
+        };
+        let maps = machine.maps(*pid);
+        let _ = machine
+            .dsos
+            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
+        out.push('\n');
+        for node in machine
+            .dsos
+            .resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH)
+        {
+            out.push_str(&format!("\t{:16x}", shown_addr(&node)));
+            if let Some(text) = machine
+                .dsos
+                .srcline_text(node.location.map.as_deref(), node.location.addr)
+            {
+                out.push_str("\n  ");
+                out.push_str(&text);
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
