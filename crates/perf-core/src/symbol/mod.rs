@@ -12,6 +12,7 @@ mod dso_load;
 pub mod dsos;
 mod elf;
 mod elf_syms;
+mod insn;
 mod jit_map;
 mod kallsyms;
 mod kmaps;

@@ -353,3 +353,140 @@ fn partly_bad_symbol_table() {
     let (ours, theirs) = both_srclines(&rec);
     assert_same("rustc srclines", &ours, &theirs);
 }
+
+/// `srccode()` gives the full file name addr2line prints: for every frame
+/// of the C++ workload (inlined library code included), the file and line
+/// equal the first record of `addr2line -a -i -f -e <file>` (the command
+/// perf 6.1 runs).
+#[test]
+fn full_source_paths_equal_addr2line() {
+    skip_unless_perf!();
+    use std::collections::BTreeMap;
+    let dir = TempDir::new("a2l");
+    let exe = build(
+        &dir.0,
+        "g++",
+        "work.cpp",
+        &["-O2", "-g", "-fno-omit-frame-pointer"],
+        "work",
+    );
+    let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
+    let events = dump::parse(&rec.script(&["-D"]));
+    let mut machine = model::Machine::new(rec.dsos());
+    // file -> objdump address -> our answer
+    let mut asked: BTreeMap<std::path::PathBuf, BTreeMap<u64, Option<(String, u32)>>> =
+        BTreeMap::new();
+    for ev in &events {
+        machine.apply(ev);
+        let dump::Event::Sample {
+            pid,
+            callchain: Some(chain),
+            ..
+        } = ev
+        else {
+            continue;
+        };
+        let maps = machine.maps(*pid);
+        for node in machine.dsos.resolve_callchain(&maps, chain, 127) {
+            let Some(map) = node.location.map.as_ref() else {
+                continue;
+            };
+            if map.is_kernel() {
+                continue;
+            }
+            let loaded = machine.dsos.load(map.dso());
+            let file = loaded
+                .symsrc_filename
+                .clone()
+                .unwrap_or_else(|| map.dso().path().to_path_buf());
+            let objdump = map.rip_2objdump(node.location.addr);
+            let ours = machine
+                .dsos
+                .srcline(map.dso(), objdump)
+                .map(|s| (s.file, s.line));
+            asked.entry(file).or_default().insert(objdump, ours);
+        }
+    }
+    let mut compared = 0;
+    for (file, addrs) in &asked {
+        let mut c = std::process::Command::new("addr2line");
+        c.args(["-a", "-i", "-f", "-e"]).arg(file);
+        for a in addrs.keys() {
+            c.arg(format!("{a:x}"));
+        }
+        let out = perf::run(&mut c);
+        // Groups: "0x<addr>", then (function, file:line) records.
+        let mut theirs: BTreeMap<u64, Option<(String, u32)>> = BTreeMap::new();
+        let lines: Vec<&str> = out.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let Some(a) = lines[i]
+                .strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+            else {
+                i += 1;
+                continue;
+            };
+            let rec = lines.get(i + 2).copied().unwrap_or("??:0");
+            let first = if rec == "??:0" {
+                None
+            } else {
+                let (f, l) = rec.split_once(':').unwrap_or((rec, "0"));
+                let line = l
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                Some((f.to_owned(), line))
+            };
+            theirs.insert(a, first);
+            i += 3;
+        }
+        for (a, ours) in addrs {
+            assert_eq!(
+                ours,
+                theirs.get(a).unwrap_or(&None),
+                "{} at {a:#x}",
+                file.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 10, "{compared} addresses");
+    eprintln!("{compared} addresses: file and line equal to addr2line's");
+}
+
+/// The instruction bytes at each sample's ip equal perf script's `insn`
+/// field (`-F ip,insn,insnlen`), user and kernel samples alike.
+#[test]
+fn instruction_bytes() {
+    skip_unless_perf!();
+    let dir = TempDir::new("insn");
+    let exe = build(
+        &dir.0,
+        "gcc",
+        "work.c",
+        &["-O2", "-g", "-fno-omit-frame-pointer"],
+        "work",
+    );
+    let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "10"]);
+    let events = dump::parse(&rec.script(&["-D"]));
+    let mut machine = model::Machine::new(rec.dsos());
+    let ours = script::insn_lines(&mut machine, &events);
+    let theirs: Vec<String> = rec
+        .script(&["-F", "ip,insn,insnlen"])
+        .lines()
+        .filter(|l| l.starts_with(" ilen:"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(ours.len(), theirs.len());
+    let decoded = theirs.iter().filter(|l| l.contains("insn:")).count();
+    assert!(decoded > 10, "{decoded} samples with bytes");
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "sample {i}");
+    }
+    eprintln!(
+        "{} samples, {decoded} with instruction bytes, equal to perf's",
+        ours.len()
+    );
+}

@@ -116,3 +116,29 @@ pub fn ip_srcline(machine: &mut Machine, events: &[Event]) -> String {
     }
     out
 }
+
+/// perf script's ` ilen: N insn: xx ...` line for each sample (with
+/// `-F ip,insn,insnlen`, after the call chain), from `Dsos::fetch_insn`.
+pub fn insn_lines(machine: &mut Machine, events: &[Event]) -> Vec<String> {
+    let mut out = Vec::new();
+    for ev in events {
+        machine.apply(ev);
+        let Event::Sample { misc, pid, ip, .. } = ev else {
+            continue;
+        };
+        let maps = machine.maps(*pid);
+        let al = machine
+            .dsos
+            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
+        let insn = machine.dsos.fetch_insn(&al).unwrap_or_default();
+        let mut line = format!(" ilen: {}", insn.len());
+        if !insn.is_empty() {
+            line.push_str(" insn:");
+            for b in &insn {
+                line.push_str(&format!(" {b:02x}"));
+            }
+        }
+        out.push(line);
+    }
+    out
+}
