@@ -490,3 +490,44 @@ fn instruction_bytes() {
         ours.len()
     );
 }
+
+/// JIT maps: code in anonymous executable memory named in
+/// /tmp/perf-<pid>.map.
+#[test]
+fn jit_map() {
+    skip_unless_perf!();
+    let dir = TempDir::new("jit");
+    let exe = build(
+        &dir.0,
+        "gcc",
+        "jit.c",
+        &["-O1", "-g", "-fno-omit-frame-pointer"],
+        "jit",
+    );
+    let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
+    let events = dump::parse(&rec.script(&["-D"]));
+    // The workload leaves its map file in /tmp: remove it with the test.
+    struct MapFiles(Vec<std::path::PathBuf>);
+    impl Drop for MapFiles {
+        fn drop(&mut self) {
+            for f in &self.0 {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+    }
+    let pids: std::collections::BTreeSet<i32> = events
+        .iter()
+        .filter_map(|e| match e {
+            dump::Event::Sample { pid, .. } => Some(*pid),
+            _ => None,
+        })
+        .collect();
+    let _cleanup = MapFiles(
+        pids.iter()
+            .map(|p| std::path::PathBuf::from(format!("/tmp/perf-{p}.map")))
+            .collect(),
+    );
+    let (ours, theirs) = both(&rec);
+    assert!(theirs.contains("jit_spin_one"), "perf reads the JIT map");
+    assert_same("JIT map", &ours, &theirs);
+}
