@@ -323,6 +323,76 @@ pub(crate) fn new_kernel_dso() -> Arc<Dso> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL};
+    use crate::symbol::{conf::SymbolConf, Dsos};
+
+    /// Modules, emulated (the test machine has none): kallsyms symbols
+    /// tagged `[ext4]` go to the map of the ext4 MMAP record, relative to
+    /// its start, and show as `[ext4]`; symbols of a module without a map
+    /// are dropped, as perf drops them.
+    #[test]
+    fn module_symbols_from_kallsyms() {
+        let dir = std::env::temp_dir().join(format!("perfpy-kmod-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let ks = dir.join("kallsyms");
+        std::fs::write(
+            &ks,
+            "ffffffff81000000 T _text\n\
+ffffffff81000100 T kfunc\n\
+ffffffff81000200 T kother\n\
+ffffffffc0100000 t ext4_read\t[ext4]\n\
+ffffffffc0100080 t ext4_write\t[ext4]\n\
+ffffffffc0200000 t xfs_thing\t[xfs]\n",
+        )
+        .expect("write");
+        let conf = SymbolConf {
+            kallsyms: Some(ks),
+            ..SymbolConf::default()
+        };
+        let dsos = Dsos::new(conf);
+        let kernel = MapInfo {
+            pid: -1,
+            start: 0xffffffff81000000,
+            len: 0x1000,
+            pgoff: 0xffffffff81000000,
+            filename: b"[kernel.kallsyms]_text",
+            prot: 5,
+            flags: 0,
+            dso_id: None,
+            build_id: None,
+        };
+        dsos.process_kernel_mmap(&kernel);
+        dsos.process_kernel_mmap(&MapInfo {
+            start: 0xffffffffc0100000,
+            len: 0x2000,
+            pgoff: 0,
+            filename: b"/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko",
+            ..kernel
+        });
+        let at = |addr| {
+            let al = dsos.thread_find_symbol(&(), CPUMODE_KERNEL, addr);
+            (
+                al.map.map(|m| m.dso().name().to_owned()),
+                al.sym.map(|s| s.name().to_owned()),
+            )
+        };
+        assert_eq!(
+            at(0xffffffff81000105),
+            (Some("[kernel.kallsyms]".into()), Some("kfunc".into()))
+        );
+        assert_eq!(
+            at(0xffffffffc0100090),
+            (Some("[ext4]".into()), Some("ext4_write".into()))
+        );
+        // The last kernel symbol before the modules ends a page past its
+        // start, rounded up, and so does the kernel map.
+        assert_eq!(at(0xffffffff81001100).1, Some("kother".into()));
+        assert_eq!(at(0xffffffff81002100), (None, None));
+        // No map for xfs: its symbols are dropped.
+        assert_eq!(at(0xffffffffc0200010), (None, None));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = (&() as &dyn ThreadMaps).find_map(0);
+    }
 
     #[test]
     fn module_names() {

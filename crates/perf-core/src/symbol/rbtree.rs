@@ -23,10 +23,16 @@ struct Node {
 }
 
 /// Links of a red-black tree whose node `i` is the caller's element `i`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct RbTree {
     nodes: Vec<Node>,
     root: u32,
+}
+
+impl Default for RbTree {
+    fn default() -> Self {
+        RbTree::new()
+    }
 }
 
 impl RbTree {
@@ -391,6 +397,18 @@ mod tests {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         *seed >> 33
+    }
+
+    #[test]
+    fn default_is_empty() {
+        let mut t = RbTree::default();
+        assert_eq!(t.root(), NIL);
+        let keys = [3u64, 1, 2];
+        for &k in &keys {
+            t.insert(|e| k < keys[e as usize]);
+        }
+        t.check();
+        assert_eq!(t.in_order().collect::<Vec<_>>(), [1, 2, 0]);
     }
 
     #[test]

@@ -160,11 +160,17 @@ fn roundup_page(x: u64) -> u64 {
 }
 
 /// A DSO's symbols: perf's `dso->symbols` rbtree.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Symbols {
     syms: Vec<Symbol>,
     tree: RbTree,
     len: usize,
+}
+
+impl Default for Symbols {
+    fn default() -> Self {
+        Symbols::new()
+    }
 }
 
 impl Symbols {

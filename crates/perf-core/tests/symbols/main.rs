@@ -14,10 +14,21 @@ use perf::{build, Recording, TempDir};
 
 /// Our `perf script -F ip,sym,symoff,dso` for the recording and perf's.
 fn both(rec: &Recording) -> (String, String) {
+    both_with(rec, rec.conf(), &[])
+}
+
+/// The same with symbol sources `conf` for us and `perf_args` for perf.
+fn both_with(
+    rec: &Recording,
+    conf: perf_core::symbol::conf::SymbolConf,
+    perf_args: &[&str],
+) -> (String, String) {
     let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos());
+    let mut machine = model::Machine::new(rec.dsos_with(conf));
     let ours = script::ip_sym_dso(&mut machine, &events);
-    let theirs = rec.script(&["-F", "ip,sym,symoff,dso"]);
+    let mut args = vec!["-F", "ip,sym,symoff,dso"];
+    args.extend_from_slice(perf_args);
+    let theirs = rec.script(&args);
     (ours, theirs)
 }
 
@@ -530,4 +541,65 @@ fn jit_map() {
     let (ours, theirs) = both(&rec);
     assert!(theirs.contains("jit_spin_one"), "perf reads the JIT map");
     assert_same("JIT map", &ours, &theirs);
+}
+
+/// `kallsyms=`: kernel symbols from a given kallsyms file only (a copy of
+/// /proc/kallsyms with one symbol renamed, so the file is seen to be used).
+#[test]
+fn kallsyms_override() {
+    skip_unless_perf!();
+    let dir = TempDir::new("kallsyms");
+    let copy = dir.0.join("kallsyms");
+    let text = std::fs::read_to_string("/proc/kallsyms").expect("kallsyms");
+    std::fs::write(
+        &copy,
+        text.replace(" do_syscall_64\n", " do_syscall_64_from_the_copy\n"),
+    )
+    .expect("write");
+    let rec = Recording::record(
+        dir,
+        &[],
+        &[
+            "dd",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "bs=64k",
+            "count=20000",
+        ],
+    );
+    let mut conf = rec.conf();
+    conf.kallsyms = Some(copy.clone());
+    let arg = format!("--kallsyms={}", copy.display());
+    let (ours, theirs) = both_with(&rec, conf, &[&arg]);
+    assert!(
+        theirs.contains("do_syscall_64_from_the_copy"),
+        "perf uses the copy"
+    );
+    assert_same("kallsyms=", &ours, &theirs);
+}
+
+/// `symfs=`: every object looked up under a directory (here holding only
+/// the workload's binary); the kernel then has no symbols, as in perf.
+#[test]
+fn symfs_override() {
+    skip_unless_perf!();
+    let dir = TempDir::new("symfs");
+    let exe = build(
+        &dir.0,
+        "gcc",
+        "work.c",
+        &["-O2", "-g", "-fno-omit-frame-pointer"],
+        "work",
+    );
+    let symfs = dir.0.join("symfs");
+    let inside = symfs.join(exe.strip_prefix("/").expect("absolute"));
+    std::fs::create_dir_all(inside.parent().expect("dir")).expect("mkdir");
+    std::fs::copy(&exe, &inside).expect("copy");
+    let rec = Recording::record(dir, &["-N"], &[exe.to_str().unwrap_or_default(), "10"]);
+    let mut conf = rec.conf();
+    conf.set_symfs(&symfs);
+    let arg = format!("--symfs={}", symfs.display());
+    let (ours, theirs) = both_with(&rec, conf, &[&arg]);
+    assert!(theirs.contains("leaf_loop"));
+    assert_same("symfs=", &ours, &theirs);
 }

@@ -164,7 +164,12 @@ impl Recording {
 
     /// DSOs with the file's build-id table applied.
     pub fn dsos(&self) -> Dsos {
-        let dsos = Dsos::new(self.conf());
+        self.dsos_with(self.conf())
+    }
+
+    /// The same with other symbol sources.
+    pub fn dsos_with(&self, conf: SymbolConf) -> Dsos {
+        let dsos = Dsos::new(conf);
         for (bid, name) in self.build_ids() {
             dsos.add_header_build_id(name.as_bytes(), bid);
         }
