@@ -14,13 +14,12 @@
 //!   `.dynsym`) makes a record with the preceding `STT_FILE` name (or
 //!   `??`) and line 0; without one, `??:0`, which perf treats as not found.
 
-use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use flate2::read::ZlibDecoder;
-use gimli::{EndianArcSlice, Reader as _, RunTimeEndian};
+use gimli::{EndianSlice, Reader as _, RunTimeEndian};
 use object::elf;
 use object::read::elf::{CompressionHeader, FileHeader, SectionHeader, Sym, SymbolTable};
 use object::read::ReadRef;
@@ -28,7 +27,7 @@ use object::Endianness;
 
 use super::elf::{self as elf_file, AnyElf, Elf};
 
-type Reader = EndianArcSlice<RunTimeEndian>;
+type Reader<'a> = EndianSlice<'a, RunTimeEndian>;
 
 /// The most a DWARF section may inflate to (bounds memory on bad input).
 const MAX_SECTION: u64 = 1 << 30;
@@ -59,10 +58,29 @@ struct LineTable {
     sequences: Vec<Vec<Row>>,
 }
 
+/// What is kept of a unit after indexing: enough to find and decode its
+/// line program.
 struct Unit {
-    offset: gimli::DebugInfoOffset,
     ranges: Vec<(u64, u64)>,
+    line_offset: gimli::DebugLineOffset,
+    address_size: u8,
+    comp_dir: Option<String>,
     lines: OnceLock<Option<LineTable>>,
+}
+
+/// The sections line programs need, owned (`.debug_info` and the rest are
+/// read for the index, then dropped).
+struct LineSections {
+    endian: RunTimeEndian,
+    line: Vec<u8>,
+    line_str: Vec<u8>,
+    str: Vec<u8>,
+}
+
+impl LineSections {
+    fn line(&self) -> gimli::DebugLine<Reader<'_>> {
+        gimli::DebugLine::new(&self.line, self.endian)
+    }
 }
 
 /// A function symbol candidate of `_bfd_elf_find_function`.
@@ -76,7 +94,7 @@ struct FuncSym {
 
 /// An ELF file as addr2line sees it.
 pub(crate) struct A2l {
-    dwarf: Option<gimli::Dwarf<Reader>>,
+    lines: Option<LineSections>,
     units: Vec<Unit>,
     /// Allocated sections as (index, address, size).
     sections: Vec<(usize, u64, u64)>,
@@ -95,19 +113,34 @@ impl A2l {
     /// Reads `path` (its DWARF and symbols), `None` if it is not ELF.
     pub(crate) fn open(path: &Path) -> Option<Self> {
         let cache = elf_file::open(path).ok()?;
+        let raw = std::fs::File::open(path).ok()?;
         match AnyElf::parse(&cache)? {
-            AnyElf::E32(e) => Some(Self::from_elf(&e)),
-            AnyElf::E64(e) => Some(Self::from_elf(&e)),
+            AnyElf::E32(e) => Some(Self::from_elf(&e, &raw)),
+            AnyElf::E64(e) => Some(Self::from_elf(&e, &raw)),
         }
     }
 
-    fn from_elf<'d, H, R>(e: &Elf<'d, H, R>) -> Self
+    fn from_elf<'d, H, R>(e: &Elf<'d, H, R>, raw: &std::fs::File) -> Self
     where
         H: FileHeader<Endian = Endianness>,
         R: ReadRef<'d>,
     {
-        let dwarf = load_dwarf(e);
-        let units = dwarf.as_ref().map(index_units).unwrap_or_default();
+        let (lines, units) = match load_sections(e, raw) {
+            Some((endian, mut bufs)) => {
+                let units = section_reader(e, raw, b".debug_info")
+                    .map(|(info, _)| index_units(info, &bufs, endian))
+                    .unwrap_or_default();
+                let mut take = |id| bufs.remove(&id).unwrap_or_default();
+                let lines = LineSections {
+                    endian,
+                    line: take(gimli::SectionId::DebugLine),
+                    line_str: take(gimli::SectionId::DebugLineStr),
+                    str: take(gimli::SectionId::DebugStr),
+                };
+                (Some(lines), units)
+            }
+            None => (None, Vec::new()),
+        };
         let sections = e
             .sections
             .enumerate()
@@ -115,7 +148,7 @@ impl A2l {
             .map(|(i, s)| (i.0, s.sh_addr(e.endian).into(), s.sh_size(e.endian).into()))
             .collect();
         A2l {
-            dwarf,
+            lines,
             units,
             sections,
             funcs: function_symbols(e),
@@ -139,12 +172,12 @@ impl A2l {
     }
 
     fn line(&self, addr: u64) -> Option<Record> {
-        let dwarf = self.dwarf.as_ref()?;
+        let sections = self.lines.as_ref()?;
         for unit in &self.units {
             if !unit.ranges.iter().any(|&(b, e)| addr >= b && addr < e) {
                 continue;
             }
-            let table = unit.lines.get_or_init(|| decode_lines(dwarf, unit.offset));
+            let table = unit.lines.get_or_init(|| decode_lines(sections, unit));
             if let Some(r) = table.as_ref().and_then(|t| t.find(addr)) {
                 return Some(r);
             }
@@ -200,8 +233,34 @@ impl LineTable {
     }
 }
 
-/// A section's bytes, inflated when `SHF_COMPRESSED` (zlib).
-fn section_bytes<'d, H, R>(e: &Elf<'d, H, R>, name: &[u8]) -> Option<Cow<'d, [u8]>>
+/// A byte range of a file, read with `pread`.
+struct FileRange<'f> {
+    file: &'f std::fs::File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for FileRange<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let left = usize::try_from(self.end.saturating_sub(self.pos)).unwrap_or(usize::MAX);
+        let n = buf.len().min(left);
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+/// A reader of a section's bytes, inflated as they are read when the
+/// section is `SHF_COMPRESSED` (zlib); and their size.
+fn section_reader<'f, 'd, H, R>(
+    e: &Elf<'d, H, R>,
+    raw: &'f std::fs::File,
+    name: &[u8],
+) -> Option<(Box<dyn Read + 'f>, u64)>
 where
     H: FileHeader<Endian = Endianness>,
     R: ReadRef<'d>,
@@ -211,27 +270,70 @@ where
         return None;
     }
     match s.compression(e.endian, e.data).ok()? {
-        None => s.data(e.endian, e.data).ok().map(Cow::Borrowed),
-        Some((header, offset, size)) => {
+        None => {
+            let (pos, size) = s.file_range(e.endian)?;
+            let end = pos.checked_add(size)?;
+            Some((
+                Box::new(FileRange {
+                    file: raw,
+                    pos,
+                    end,
+                }),
+                size,
+            ))
+        }
+        Some((header, pos, size)) => {
             if header.ch_type(e.endian) != elf::ELFCOMPRESS_ZLIB {
                 return None;
             }
             let want: u64 = header.ch_size(e.endian).into();
-            if want > MAX_SECTION {
-                return None;
-            }
-            let raw = e.data.read_bytes_at(offset, size).ok()?;
-            let mut out = Vec::with_capacity(usize::try_from(want).ok()?);
-            ZlibDecoder::new(raw)
-                .take(want)
-                .read_to_end(&mut out)
-                .ok()?;
-            Some(Cow::Owned(out))
+            let end = pos.checked_add(size)?;
+            let inflate = ZlibDecoder::new(std::io::BufReader::new(FileRange {
+                file: raw,
+                pos,
+                end,
+            }));
+            Some((Box::new(inflate.take(want)), want))
         }
     }
 }
 
-fn load_dwarf<'d, H, R>(e: &Elf<'d, H, R>) -> Option<gimli::Dwarf<Reader>>
+/// A whole section's (inflated) bytes.
+fn section_bytes<'d, H, R>(e: &Elf<'d, H, R>, raw: &std::fs::File, name: &[u8]) -> Option<Vec<u8>>
+where
+    H: FileHeader<Endian = Endianness>,
+    R: ReadRef<'d>,
+{
+    let (mut r, size) = section_reader(e, raw, name)?;
+    if size > MAX_SECTION {
+        return None;
+    }
+    let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
+    r.read_to_end(&mut out).ok()?;
+    Some(out)
+}
+
+/// The sections the unit index and the line programs need besides
+/// `.debug_info`, which is read one unit at a time (not location lists,
+/// macros, frames…).
+const NEEDED: [gimli::SectionId; 8] = [
+    gimli::SectionId::DebugAbbrev,
+    gimli::SectionId::DebugLine,
+    gimli::SectionId::DebugLineStr,
+    gimli::SectionId::DebugStr,
+    gimli::SectionId::DebugStrOffsets,
+    gimli::SectionId::DebugAddr,
+    gimli::SectionId::DebugRanges,
+    gimli::SectionId::DebugRngLists,
+];
+
+/// The inflated sections of [`NEEDED`].
+type Sections = std::collections::HashMap<gimli::SectionId, Vec<u8>>;
+
+fn load_sections<'d, H, R>(
+    e: &Elf<'d, H, R>,
+    raw: &std::fs::File,
+) -> Option<(RunTimeEndian, Sections)>
 where
     H: FileHeader<Endian = Endianness>,
     R: ReadRef<'d>,
@@ -241,28 +343,81 @@ where
     } else {
         RunTimeEndian::Big
     };
-    section_bytes(e, b".debug_info")?;
-    let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-        let bytes: Arc<[u8]> = match section_bytes(e, id.name().as_bytes()) {
-            Some(b) => Arc::from(b.as_ref()),
-            None => Arc::from(&[][..]),
-        };
-        Ok(EndianArcSlice::new(bytes, endian))
-    };
-    gimli::Dwarf::load(load).ok()
+    e.section_by_name(b".debug_info")?;
+    let bufs = NEEDED
+        .iter()
+        .filter_map(|&id| Some((id, section_bytes(e, raw, id.name().as_bytes())?)))
+        .collect();
+    Some((endian, bufs))
 }
 
 /// Every unit with its address ranges (`DW_AT_low_pc`/`high_pc`/`ranges`).
-fn index_units(dwarf: &gimli::Dwarf<Reader>) -> Vec<Unit> {
+/// Every unit with its address ranges, its line program's offset and its
+/// compilation directory, reading `.debug_info` one unit at a time (an
+/// inflated `.debug_info` is the largest section: libc's is 5.6 MB).
+fn index_units(mut info: impl Read, bufs: &Sections, endian: RunTimeEndian) -> Vec<Unit> {
     let mut out = Vec::new();
+    loop {
+        let mut unit = vec![0u8; 4];
+        if info.read_exact(&mut unit).is_err() {
+            break;
+        }
+        let len32 = match endian {
+            RunTimeEndian::Little => u32::from_le_bytes([unit[0], unit[1], unit[2], unit[3]]),
+            RunTimeEndian::Big => u32::from_be_bytes([unit[0], unit[1], unit[2], unit[3]]),
+        };
+        let len = if len32 == 0xffff_ffff {
+            let mut l = [0u8; 8];
+            if info.read_exact(&mut l).is_err() {
+                break;
+            }
+            unit.extend_from_slice(&l);
+            match endian {
+                RunTimeEndian::Little => u64::from_le_bytes(l),
+                RunTimeEndian::Big => u64::from_be_bytes(l),
+            }
+        } else {
+            u64::from(len32)
+        };
+        if len > MAX_SECTION {
+            break;
+        }
+        let at = unit.len();
+        unit.resize(at + len as usize, 0);
+        if info.read_exact(&mut unit[at..]).is_err() {
+            break;
+        }
+        let get = |id: gimli::SectionId| -> Result<Reader<'_>, gimli::Error> {
+            let bytes = if id == gimli::SectionId::DebugInfo {
+                &unit[..]
+            } else {
+                bufs.get(&id).map_or(&[][..], |v| &v[..])
+            };
+            Ok(EndianSlice::new(bytes, endian))
+        };
+        if let Ok(dwarf) = gimli::Dwarf::load(get) {
+            index_unit(&dwarf, &mut out);
+        }
+    }
+    out
+}
+
+fn index_unit(dwarf: &gimli::Dwarf<Reader<'_>>, out: &mut Vec<Unit>) {
     let mut headers = dwarf.units();
     while let Ok(Some(header)) = headers.next() {
-        let Some(offset) = header.offset().as_debug_info_offset() else {
-            continue;
-        };
         let Ok(unit) = dwarf.unit(header) else {
             continue;
         };
+        let Some(program) = unit.line_program.as_ref() else {
+            continue;
+        };
+        let line_offset = program.header().offset();
+        let address_size = unit.header.address_size();
+        let comp_dir = unit
+            .comp_dir
+            .as_ref()
+            .and_then(|d| d.to_slice().ok())
+            .map(|d| String::from_utf8_lossy(&d).into_owned());
         let mut ranges = Vec::new();
         if let Ok(mut it) = dwarf.unit_ranges(&unit) {
             while let Ok(Some(r)) = it.next() {
@@ -272,47 +427,55 @@ fn index_units(dwarf: &gimli::Dwarf<Reader>) -> Vec<Unit> {
             }
         }
         out.push(Unit {
-            offset,
             ranges,
+            line_offset,
+            address_size,
+            comp_dir,
             lines: OnceLock::new(),
         });
     }
-    out
 }
 
-fn attr_string(
-    dwarf: &gimli::Dwarf<Reader>,
-    unit: &gimli::Unit<Reader>,
-    v: gimli::AttributeValue<Reader>,
-) -> Option<String> {
-    let s = dwarf.attr_string(unit, v).ok()?;
-    Some(String::from_utf8_lossy(&s.to_slice().ok()?).into_owned())
+/// A line-program string (`DW_FORM_string`, `line_strp`, `strp`).
+fn line_string(sections: &LineSections, v: gimli::AttributeValue<Reader<'_>>) -> Option<String> {
+    let r = match v {
+        gimli::AttributeValue::String(r) => r,
+        gimli::AttributeValue::DebugLineStrRef(o) => {
+            gimli::DebugLineStr::new(&sections.line_str, sections.endian)
+                .get_str(o)
+                .ok()?
+        }
+        gimli::AttributeValue::DebugStrRef(o) => {
+            gimli::DebugStr::new(&sections.str, sections.endian)
+                .get_str(o)
+                .ok()?
+        }
+        _ => return None,
+    };
+    Some(String::from_utf8_lossy(r.slice()).into_owned())
 }
 
 /// `decode_line_info` for one unit.
-fn decode_lines(dwarf: &gimli::Dwarf<Reader>, offset: gimli::DebugInfoOffset) -> Option<LineTable> {
-    let header = dwarf.debug_info.header_from_offset(offset).ok()?;
-    let unit = dwarf.unit(header).ok()?;
-    let mut program = unit.line_program.clone()?;
+fn decode_lines(sections: &LineSections, unit: &Unit) -> Option<LineTable> {
+    let mut program = sections
+        .line()
+        .program(unit.line_offset, unit.address_size, None, None)
+        .ok()?;
     let header = program.header().clone();
     let lh = &header;
     let v5 = lh.version() >= 5;
-    let comp_dir = unit
-        .comp_dir
-        .as_ref()
-        .and_then(|d| d.to_slice().ok())
-        .map(|d| String::from_utf8_lossy(&d).into_owned());
+    let comp_dir = unit.comp_dir.as_deref();
     let dirs: Vec<Option<String>> = lh
         .include_directories()
         .iter()
-        .map(|d| attr_string(dwarf, &unit, d.clone()))
+        .map(|d| line_string(sections, *d))
         .collect();
     let files: Vec<String> = lh
         .file_names()
         .iter()
         .map(|f| {
-            let name = attr_string(dwarf, &unit, f.path_name()).unwrap_or_default();
-            concat_filename(&name, f.directory_index(), v5, &dirs, comp_dir.as_deref())
+            let name = line_string(sections, f.path_name()).unwrap_or_default();
+            concat_filename(&name, f.directory_index(), v5, &dirs, comp_dir)
         })
         .collect();
     // bfd's file numbering: DWARF 5 indices as they are, older ones - 1

@@ -2,7 +2,9 @@
 //! Kernel symbols from a kallsyms file (`kallsyms__parse`,
 //! `dso__load_all_kallsyms`, `maps__split_kallsyms` in perf 6.1).
 
-use super::symbols::{Symbol, Symbols, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_OBJECT};
+use std::io::BufRead;
+
+use super::symbols::{Symbol, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_OBJECT};
 
 /// `KSYM_NAME_LEN + 1`: longer names are cut (the rest of the line is
 /// then skipped as a malformed line, as perf's reader does).
@@ -10,15 +12,6 @@ const NAME_MAX: usize = 513;
 
 /// `ENTRY_TRAMPOLINE_NAME`: x86-64 PTI entry trampoline symbols, dropped.
 pub(crate) const ENTRY_TRAMPOLINE: &str = "__entry_SYSCALL_64_trampoline";
-
-/// One line of kallsyms that perf keeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KallsymsEntry {
-    pub(crate) start: u64,
-    pub(crate) kind: u8,
-    /// The name; for a module symbol, `name\t[module]`.
-    pub(crate) name: String,
-}
 
 /// `symbol_type__filter`: text, weak, data and bss symbols.
 fn wanted(kind: u8) -> bool {
@@ -44,55 +37,63 @@ fn elf_type(kind: u8) -> u8 {
     }
 }
 
-/// `kallsyms__parse` + the filter of `map__process_kallsym_symbol`.
-pub(crate) fn parse(text: &[u8]) -> Vec<KallsymsEntry> {
-    let mut out = Vec::new();
-    for line in text.split(|&b| b == b'\n') {
-        let Some(sp) = line.iter().position(|&b| b == b' ') else {
-            continue;
-        };
-        let hex = &line[..sp];
-        // io__get_hex: hex digits then the separator; none is not a number.
-        if hex.is_empty() || !hex.iter().all(u8::is_ascii_hexdigit) {
-            continue;
-        }
-        let Ok(start) = u64::from_str_radix(&String::from_utf8_lossy(hex), 16) else {
-            continue;
-        };
-        let rest = &line[sp + 1..];
-        let (Some(&kind), Some(&b' ')) = (rest.first(), rest.get(1)) else {
-            continue;
-        };
-        let raw = &rest[2..];
-        let name = &raw[..raw.len().min(NAME_MAX)];
-        if !wanted(kind) || name.first() == Some(&b'$') {
-            continue;
-        }
-        out.push(KallsymsEntry {
-            start,
-            kind,
-            name: String::from_utf8_lossy(name).into_owned(),
-        });
+/// One kallsyms line, if perf keeps it (`kallsyms__parse` + the filter of
+/// `map__process_kallsym_symbol`).
+fn parse_line(line: &[u8]) -> Option<Symbol> {
+    let sp = line.iter().position(|&b| b == b' ')?;
+    let hex = &line[..sp];
+    // io__get_hex: hex digits then the separator; none is not a number.
+    if hex.is_empty() || !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
     }
-    out
+    let start = u64::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+    let rest = &line[sp + 1..];
+    let (&kind, &b' ') = (rest.first()?, rest.get(1)?) else {
+        return None;
+    };
+    let raw = &rest[2..];
+    let name = &raw[..raw.len().min(NAME_MAX)];
+    if !wanted(kind) || name.first() == Some(&b'$') {
+        return None;
+    }
+    Some(Symbol::new(
+        start,
+        0,
+        binding(kind),
+        elf_type(kind),
+        &String::from_utf8_lossy(name),
+    ))
 }
 
-/// The kernel's and the modules' symbols after `symbols__fixup_end`
-/// (kallsyms rules) and `symbols__fixup_duplicate`, before the split.
-pub(crate) fn load(entries: Vec<KallsymsEntry>) -> Vec<Symbol> {
-    let mut t = Symbols::new();
-    for e in entries {
-        t.insert(Symbol::new(
-            e.start,
-            0,
-            binding(e.kind),
-            elf_type(e.kind),
-            &e.name,
-        ));
+/// Reads a kallsyms file into the kernel's and the modules' symbols,
+/// sorted by address, after `symbols__fixup_end` (kallsyms rules) and
+/// `symbols__fixup_duplicate`: perf's table before the split by module.
+pub(crate) fn load(reader: impl BufRead, lines_hint: usize) -> Vec<Symbol> {
+    let mut syms: Vec<Symbol> = Vec::with_capacity(lines_hint);
+    syms.extend(
+        reader
+            .split(b'\n')
+            .map_while(Result::ok)
+            .filter_map(|l| parse_line(&l)),
+    );
+    // perf inserts in file order into a tree where equal starts go right:
+    // a stable sort gives its in-order walk.
+    syms.sort_by_key(|s| s.start);
+    let order: Vec<u32> = (0..syms.len() as u32).collect();
+    super::symbols::fixup_end(&mut syms, &order, true);
+    let losers = super::symbols::duplicate_losers(&syms, &order);
+    let mut keep = vec![true; syms.len()];
+    for l in losers {
+        if let Some(k) = keep.get_mut(l as usize) {
+            *k = false;
+        }
     }
-    t.fixup_end(true);
-    t.fixup_duplicate();
-    t.into_sorted()
+    let mut i = 0;
+    syms.retain(|_| {
+        i += 1;
+        keep.get(i - 1).copied().unwrap_or(false)
+    });
+    syms
 }
 
 /// Splits a kallsyms symbol name into the name and its module, if any.
@@ -121,12 +122,11 @@ ffffffff81000300 A abs\n\
 zzzz t bad\n\
 ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n\
 ffffffffc0300000 t modfn\t[ext4]\n";
-        let e = parse(text);
-        let names: Vec<&str> = e.iter().map(|x| x.name.as_str()).collect();
+        let syms = load(&text[..], 0);
+        let names: Vec<&str> = syms.iter().map(|x| x.name()).collect();
         assert_eq!(
             names,
             [
-                "_text",
                 "_stext",
                 "foo",
                 "bar",
@@ -134,7 +134,6 @@ ffffffffc0300000 t modfn\t[ext4]\n";
                 "modfn\t[ext4]"
             ]
         );
-        let syms = load(e);
         // _text and _stext share a start: fixup_end leaves the first one
         // zero-sized, so the second one, which has a size, is kept.
         assert_eq!(syms[0].name(), "_stext");

@@ -40,9 +40,31 @@ pub struct Symbol {
     pub binding: u8,
     /// `STT_*`.
     pub kind: u8,
+    name: Name,
+}
+
+/// A symbol's name: most names are shown as they are (16 bytes); a name
+/// perf would demangle keeps its demangled form beside it once computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Name {
+    Plain(Box<str>),
+    Mangled(Box<Mangled>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mangled {
     raw: Box<str>,
-    demangle: bool,
     shown: OnceLock<Option<Box<str>>>,
+}
+
+/// Names the demanglers never change (`demangle_sym` returns nothing for
+/// them): everything but C++ (`_Z`, `_GLOBAL_`), Rust (`_Z`, `_R`) and
+/// OCaml (`caml`) names.
+fn may_demangle(raw: &str) -> bool {
+    raw.starts_with("_Z")
+        || raw.starts_with("_R")
+        || raw.starts_with("_GLOBAL_")
+        || raw.starts_with("caml")
 }
 
 impl Symbol {
@@ -54,35 +76,41 @@ impl Symbol {
             end: start.wrapping_add(len),
             binding,
             kind,
-            raw: name.into(),
-            demangle: false,
-            shown: OnceLock::new(),
+            name: Name::Plain(name.into()),
         }
     }
 
     /// A symbol whose name perf demangles (`demangle_sym` of a user-space
     /// ELF name).
     pub fn mangled(start: u64, len: u64, binding: u8, kind: u8, raw: &str) -> Self {
-        Symbol {
-            demangle: true,
-            ..Symbol::new(start, len, binding, kind, raw)
+        let mut s = Symbol::new(start, len, binding, kind, raw);
+        if may_demangle(raw) {
+            s.name = Name::Mangled(Box::new(Mangled {
+                raw: raw.into(),
+                shown: OnceLock::new(),
+            }));
         }
+        s
     }
 
     /// The name perf shows.
     pub fn name(&self) -> &str {
-        if !self.demangle {
-            return &self.raw;
+        match &self.name {
+            Name::Plain(n) => n,
+            Name::Mangled(m) => m
+                .shown
+                .get_or_init(|| demangle_sym(&m.raw, false).map(String::into_boxed_str))
+                .as_deref()
+                .unwrap_or(&m.raw),
         }
-        self.shown
-            .get_or_init(|| demangle_sym(&self.raw, false).map(String::into_boxed_str))
-            .as_deref()
-            .unwrap_or(&self.raw)
     }
 
     /// The name in the symbol table (before demangling).
     pub fn raw_name(&self) -> &str {
-        &self.raw
+        match &self.name {
+            Name::Plain(n) => n,
+            Name::Mangled(m) => &m.raw,
+        }
     }
 
     /// Moves the symbol by `delta` (a relocated kernel, a module's base).
@@ -130,7 +158,7 @@ fn choose_best(a: &Symbol, b: &Symbol) -> Choice {
     }
     // The same table entry twice (.symtab and .dynsym): equal names, so
     // no need to demangle them to compare.
-    let same = a.raw == b.raw && a.demangle == b.demangle;
+    let same = a.name == b.name;
     if !same {
         let (ua, ub) = (prefix_underscores(a.name()), prefix_underscores(b.name()));
         if ub > ua {
@@ -146,12 +174,66 @@ fn choose_best(a: &Symbol, b: &Symbol) -> Choice {
         }
     }
     // Avoid "SyS" kernel syscall aliases.
-    if (!same || a.raw.contains("SyS"))
+    if (!same || a.raw_name().contains("SyS"))
         && (a.name().starts_with("SyS") || a.name().starts_with("compat_SyS"))
     {
         return Choice::B;
     }
     Choice::A
+}
+
+/// `symbols__fixup_end` over symbols in the order `order` (perf's
+/// in-order walk of its tree).
+pub(crate) fn fixup_end(syms: &mut [Symbol], order: &[u32], is_kallsyms: bool) {
+    let Some(&last) = order.last() else {
+        return;
+    };
+    for pair in order.windows(2) {
+        let [prev, curr] = [pair[0], pair[1]];
+        let (curr_start, curr_module) = match syms.get(curr as usize) {
+            Some(c) => (c.start, c.raw_name().contains('[')),
+            None => continue,
+        };
+        if let Some(p) = syms.get_mut(prev as usize) {
+            if p.end == p.start {
+                p.end = if is_kallsyms && p.raw_name().contains('[') != curr_module {
+                    roundup_page(p.end.wrapping_add(4096))
+                } else {
+                    curr_start
+                };
+            }
+        }
+    }
+    if let Some(c) = syms.get_mut(last as usize) {
+        if c.end == c.start {
+            c.end = roundup_page(c.start).wrapping_add(4096);
+        }
+    }
+}
+
+/// `symbols__fixup_duplicate`'s victims, in the order perf erases them:
+/// along each run of equal starts, the survivor meets the next symbol and
+/// `choose_best_symbol` drops one of the two.
+pub(crate) fn duplicate_losers(syms: &[Symbol], order: &[u32]) -> Vec<u32> {
+    let mut losers = Vec::new();
+    let mut it = order.iter().copied();
+    let Some(mut curr) = it.next() else {
+        return losers;
+    };
+    for next in it {
+        let (Some(c), Some(n)) = (syms.get(curr as usize), syms.get(next as usize)) else {
+            continue;
+        };
+        if c.start != n.start {
+            curr = next;
+        } else if choose_best(c, n) == Choice::A {
+            losers.push(next);
+        } else {
+            losers.push(curr);
+            curr = next;
+        }
+    }
+    losers
 }
 
 /// `roundup(x, 4096)` in C's wrapping u64 arithmetic.
@@ -260,62 +342,29 @@ impl Symbols {
     /// rest of its page and one more.
     pub fn fixup_end(&mut self, is_kallsyms: bool) {
         let order: Vec<u32> = self.tree.in_order().collect();
-        let Some(&last) = order.last() else {
-            return;
-        };
-        for pair in order.windows(2) {
-            let [prev, curr] = [pair[0], pair[1]];
-            let (curr_start, curr_module) = match self.get(curr) {
-                Some(c) => (c.start, c.raw.contains('[')),
-                None => continue,
-            };
-            if let Some(p) = self.syms.get_mut(prev as usize) {
-                if p.end == p.start {
-                    p.end = if is_kallsyms && p.raw.contains('[') != curr_module {
-                        roundup_page(p.end.wrapping_add(4096))
-                    } else {
-                        curr_start
-                    };
-                }
-            }
-        }
-        if let Some(c) = self.syms.get_mut(last as usize) {
-            if c.end == c.start {
-                c.end = roundup_page(c.start).wrapping_add(4096);
-            }
-        }
+        fixup_end(&mut self.syms, &order, is_kallsyms);
     }
 
     /// `symbols__fixup_duplicate`: of the symbols that share a start, keep
     /// the one `choose_best_symbol` prefers (comparing in tree order, the
-    /// survivor against the next).
+    /// survivor against the next), erasing the others in perf's order.
     pub fn fixup_duplicate(&mut self) {
-        let mut nd = self.tree.first();
-        if self.tree.root() == NIL {
-            return;
+        let order: Vec<u32> = self.tree.in_order().collect();
+        for n in duplicate_losers(&self.syms, &order) {
+            self.erase(n);
         }
-        while nd != NIL {
-            let mut curr = nd;
-            loop {
-                nd = self.tree.next(curr);
-                if nd == NIL {
-                    return;
-                }
-                let (Some(c), Some(n)) = (self.get(curr), self.get(nd)) else {
-                    return;
-                };
-                if c.start != n.start {
-                    break;
-                }
-                if choose_best(c, n) == Choice::A {
-                    self.erase(nd);
-                } else {
-                    nd = self.tree.next(curr);
-                    self.erase(curr);
-                    curr = nd;
-                }
-            }
+    }
+
+    /// A table of symbols already sorted by start, with perf's insertion
+    /// order being this order (a kallsyms file after its fix-ups).
+    pub fn from_sorted(syms: Vec<Symbol>) -> Self {
+        let mut tree = RbTree::new();
+        for s in &syms {
+            let start = s.start;
+            tree.insert(|e| syms.get(e as usize).is_some_and(|x| start < x.start));
         }
+        let len = syms.len();
+        Symbols { syms, tree, len }
     }
 
     /// Moves every symbol out, in address order.
