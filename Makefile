@@ -71,6 +71,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/bench.py
 	benchmarks/instructions.sh
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
+	/usr/bin/python3 benchmarks/symbols.py
 
 # Robustness fuzzing (issue 7, docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the

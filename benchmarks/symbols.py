@@ -126,23 +126,28 @@ def main():
             subprocess.run([cc, "-O2", "-g", "-fno-omit-frame-pointer", os.path.join(DATA, src), "-o",
                             os.path.join(tmp, src.replace(".", "_"))], check=True)
         data = os.path.join(tmp, "perf.data")
-        # ~5000 samples a second of CPU: record until the file has enough.
-        seconds = max(5, args.samples // 4000)
-        loop = (f"end=$(($(date +%s)+{seconds})); while [ $(date +%s) -lt $end ]; do "
-                f"{tmp}/work_c 20; {tmp}/work_cpp; done")
-        subprocess.run(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", "4999", "-o", data,
-                        "--", "sh", "-c", loop], env=env, check=True, stdout=subprocess.DEVNULL)
         inp = os.path.join(tmp, "input.txt")
-        with open(inp, "w") as out:
-            bids = subprocess.run(["perf", "buildid-list", "-i", data], env=env, check=True,
-                                  capture_output=True, text=True).stdout
-            for l in bids.splitlines():
-                b, _, name = l.partition(" ")
-                out.write(f"B {b} {name}\n")
-            p = subprocess.Popen(["perf", "script", "-D", "-i", data], env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, text=True)
-            samples = convert(p.stdout, out)
-            p.wait()
+        # cpu-clock samples only while the workload runs: on a busy machine
+        # fewer than 4999 a second; record again, longer, until enough.
+        seconds = max(5, args.samples // 4000)
+        while True:
+            loop = (f"end=$(($(date +%s)+{seconds})); while [ $(date +%s) -lt $end ]; do "
+                    f"{tmp}/work_c 20; {tmp}/work_cpp; done")
+            subprocess.run(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", "4999", "-o", data,
+                            "--", "sh", "-c", loop], env=env, check=True, stdout=subprocess.DEVNULL)
+            with open(inp, "w") as out:
+                bids = subprocess.run(["perf", "buildid-list", "-i", data], env=env, check=True,
+                                      capture_output=True, text=True).stdout
+                for l in bids.splitlines():
+                    b, _, name = l.partition(" ")
+                    out.write(f"B {b} {name}\n")
+                p = subprocess.Popen(["perf", "script", "-D", "-i", data], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+                samples = convert(p.stdout, out)
+                p.wait()
+            if samples >= args.samples:
+                break
+            seconds = int(seconds * args.samples / max(samples, 1) * 1.15) + 1
         print(f"perf.data: {samples} samples with call chains ({seconds} s of the C and C++ workloads, "
               f"-F 4999), {os.path.getsize(data) >> 20} MiB")
 

@@ -23,7 +23,7 @@ use perf_core::symbol::build_id::BuildId;
 use perf_core::symbol::callchain::PERF_MAX_STACK_DEPTH;
 use perf_core::symbol::conf::SymbolConf;
 use perf_core::symbol::dso::DsoId;
-use perf_core::symbol::map::{Map, MapInfo};
+use perf_core::symbol::map::{self, Map, MapInfo};
 use perf_core::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL, CPUMODE_MASK};
 use perf_core::symbol::srcline::SourceCache;
 use perf_core::symbol::Dsos;
@@ -32,29 +32,8 @@ struct Maps<'a>(&'a [Arc<Map>]);
 
 impl ThreadMaps for Maps<'_> {
     fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
-        let at = self.0.partition_point(|m| m.start() <= addr);
-        self.0[..at].last().filter(|m| m.contains(addr)).cloned()
+        map::find(self.0, addr)
     }
-}
-
-fn insert(maps: &mut Vec<Arc<Map>>, map: Arc<Map>) {
-    let (s, e) = (map.start(), map.end());
-    let mut kept: Vec<Arc<Map>> = Vec::with_capacity(maps.len() + 2);
-    for pos in maps.drain(..) {
-        if pos.end() <= s || pos.start() >= e {
-            kept.push(pos);
-            continue;
-        }
-        if pos.start() < s {
-            kept.push(Arc::new(pos.with_range(pos.start(), s)));
-        }
-        if e < pos.end() {
-            kept.push(Arc::new(pos.with_range(e, pos.end())));
-        }
-    }
-    kept.push(map);
-    kept.sort_by_key(|m| m.start());
-    *maps = kept;
 }
 
 fn hex(s: &str) -> u64 {
@@ -120,7 +99,7 @@ fn main() {
                     dsos.process_kernel_mmap(&info);
                 } else {
                     let map = dsos.map_new(&info);
-                    insert(procs.entry(info.pid).or_default(), map);
+                    map::insert(procs.entry(info.pid).or_default(), map);
                 }
             }
             "F" => {
@@ -132,7 +111,7 @@ fn main() {
                     let parent = procs.get(&ppid).cloned().unwrap_or_default();
                     let child = procs.entry(pid).or_default();
                     for m in parent {
-                        insert(child, m);
+                        map::insert(child, m);
                     }
                 }
             }

@@ -18,7 +18,7 @@ use super::build_id::{BuildId, CachedFile};
 use super::conf::SymbolConf;
 use super::debugdata;
 use super::dso::{BinaryType, Dso, DsoKind, DsoSymbols};
-use super::elf::{self, AnyElf, FileCache};
+use super::elf::{self, AnyElf, Elf, FileCache};
 use super::elf_syms::{self, Naming};
 use super::symbols::Symbols;
 
@@ -373,37 +373,38 @@ where
     R1: object::ReadRef<'a>,
     R2: object::ReadRef<'b>,
 {
-    let mut symbols = Symbols::new();
-    let (text_offset, failed);
-    match (syms, runtime) {
-        (AnyElf::E64(s), AnyElf::E64(r)) => {
-            text_offset = r.text_offset().unwrap_or(0);
-            failed = match elf_syms::load_sym(s, r, naming, &mut symbols) {
-                Ok(nr) if nr > 0 => {
-                    elf_syms::synthesize_plt(r, naming, &mut symbols);
-                    false
-                }
-                Ok(_) => false,
-                Err(_) => true,
-            };
-        }
-        (AnyElf::E32(s), AnyElf::E32(r)) => {
-            text_offset = r.text_offset().unwrap_or(0);
-            failed = match elf_syms::load_sym(s, r, naming, &mut symbols) {
-                Ok(nr) if nr > 0 => {
-                    elf_syms::synthesize_plt(r, naming, &mut symbols);
-                    false
-                }
-                Ok(_) => false,
-                Err(_) => true,
-            };
-        }
+    let (symbols, text_offset, failed) = match (syms, runtime) {
+        (AnyElf::E64(s), AnyElf::E64(r)) => load_class(s, r, naming),
+        (AnyElf::E32(s), AnyElf::E32(r)) => load_class(s, r, naming),
         _ => return None,
-    }
+    };
     Some(Loaded {
         symbols,
         text_offset,
         rel: syms.is_rel(),
         failed,
     })
+}
+
+/// The symbols, `.text`'s offset, and whether a table failed part way.
+fn load_class<'a, 'b, H, R1, R2>(
+    s: &Elf<'a, H, R1>,
+    r: &Elf<'b, H, R2>,
+    naming: Naming,
+) -> (Symbols, u64, bool)
+where
+    H: object::read::elf::FileHeader<Endian = object::Endianness>,
+    R1: object::ReadRef<'a>,
+    R2: object::ReadRef<'b>,
+{
+    let mut symbols = Symbols::new();
+    let failed = match elf_syms::load_sym(s, r, naming, &mut symbols) {
+        Ok(nr) if nr > 0 => {
+            elf_syms::synthesize_plt(r, naming, &mut symbols);
+            false
+        }
+        Ok(_) => false,
+        Err(_) => true,
+    };
+    (symbols, r.text_offset().unwrap_or(0), failed)
 }

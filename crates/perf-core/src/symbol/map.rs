@@ -187,6 +187,37 @@ impl Map {
     }
 }
 
+/// `maps__fixup_overlappings` + `maps__insert` on a thread's maps kept
+/// sorted by start: parts of older maps that `map` overlaps are cut away
+/// (what is left before and after it stays, `pgoff` moved along), then
+/// `map` goes in. A session may keep its maps this way; [`find`] looks one
+/// up.
+pub fn insert(maps: &mut Vec<Arc<Map>>, map: Arc<Map>) {
+    let (s, e) = (map.start(), map.end());
+    let mut kept = Vec::with_capacity(maps.len() + 2);
+    for pos in maps.drain(..) {
+        if pos.end() <= s || pos.start() >= e {
+            kept.push(pos);
+            continue;
+        }
+        if pos.start() < s {
+            kept.push(Arc::new(pos.with_range(pos.start(), s)));
+        }
+        if e < pos.end() {
+            kept.push(Arc::new(pos.with_range(e, pos.end())));
+        }
+    }
+    let at = kept.partition_point(|m| m.start() <= s);
+    kept.insert(at, map);
+    *maps = kept;
+}
+
+/// `maps__find` in maps kept by [`insert`].
+pub fn find(maps: &[Arc<Map>], addr: u64) -> Option<Arc<Map>> {
+    let at = maps.partition_point(|m| m.start() <= addr);
+    maps[..at].last().filter(|m| m.contains(addr)).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +232,33 @@ mod tests {
         assert_eq!(after.pgoff(), 0x3000);
         assert_eq!(after.map_ip(0x7010), m.map_ip(0x7010));
         assert!(is_anon_memory(b"//anon") && is_no_dso_memory(b"[heap]") && is_vdso_map(b"[vdso]"));
+    }
+
+    #[test]
+    fn overlapping_maps_are_cut() {
+        let dso = Arc::new(Dso::new("/bin/x", DsoKind::User, DsoId::default()));
+        let mut maps = Vec::new();
+        insert(
+            &mut maps,
+            Arc::new(Map::new(0x1000, 0x5000, 0, false, Arc::clone(&dso))),
+        );
+        insert(
+            &mut maps,
+            Arc::new(Map::new(0x2000, 0x3000, 0x9000, false, dso)),
+        );
+        let r: Vec<(u64, u64, u64)> = maps
+            .iter()
+            .map(|m| (m.start(), m.end(), m.pgoff()))
+            .collect();
+        assert_eq!(
+            r,
+            [
+                (0x1000, 0x2000, 0),
+                (0x2000, 0x3000, 0x9000),
+                (0x3000, 0x5000, 0x2000)
+            ]
+        );
+        assert_eq!(find(&maps, 0x2fff).map(|m| m.pgoff()), Some(0x9000));
+        assert!(find(&maps, 0x5000).is_none());
     }
 }

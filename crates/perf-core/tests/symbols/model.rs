@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use perf_core::symbol::build_id::BuildId;
 use perf_core::symbol::dso::DsoId;
-use perf_core::symbol::map::{Map, MapInfo};
+use perf_core::symbol::map::{self, Map, MapInfo};
 use perf_core::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL, CPUMODE_MASK};
 use perf_core::symbol::Dsos;
 
@@ -23,8 +23,7 @@ pub struct ProcMaps<'a>(pub &'a [Arc<Map>]);
 
 impl ThreadMaps for ProcMaps<'_> {
     fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
-        let at = self.0.partition_point(|m| m.start() <= addr);
-        self.0[..at].last().filter(|m| m.contains(addr)).cloned()
+        map::find(self.0, addr)
     }
 }
 
@@ -48,7 +47,7 @@ impl Machine {
                     let parent = self.procs.get(ppid).cloned().unwrap_or_default();
                     let child = self.procs.entry(*pid).or_default();
                     for m in parent {
-                        insert(child, m);
+                        map::insert(child, m);
                     }
                 }
             }
@@ -79,27 +78,6 @@ impl Machine {
             return;
         }
         let map = self.dsos.map_new(&info);
-        insert(self.procs.entry(m.pid).or_default(), map);
+        map::insert(self.procs.entry(m.pid).or_default(), map);
     }
-}
-
-/// `maps__fixup_overlappings` + `maps__insert`.
-fn insert(maps: &mut Vec<Arc<Map>>, map: Arc<Map>) {
-    let (s, e) = (map.start(), map.end());
-    let mut kept = Vec::with_capacity(maps.len() + 2);
-    for pos in maps.drain(..) {
-        if pos.end() <= s || pos.start() >= e {
-            kept.push(pos);
-            continue;
-        }
-        if pos.start() < s {
-            kept.push(Arc::new(pos.with_range(pos.start(), s)));
-        }
-        if e < pos.end() {
-            kept.push(Arc::new(pos.with_range(e, pos.end())));
-        }
-    }
-    kept.push(map);
-    kept.sort_by_key(|m| m.start());
-    *maps = kept;
 }
