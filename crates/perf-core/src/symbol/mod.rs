@@ -46,6 +46,7 @@ mod jit_map;
 mod kallsyms;
 mod kmaps;
 pub mod map;
+mod proc_maps;
 mod rbtree;
 pub mod resolve;
 pub mod srcline;

@@ -29,6 +29,13 @@ pub trait ThreadMaps {
     fn find_map(&self, addr: u64) -> Option<Arc<Map>>;
 }
 
+/// Maps kept sorted by [`super::map::insert`].
+impl ThreadMaps for Vec<Arc<Map>> {
+    fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
+        super::map::find(self, addr)
+    }
+}
+
 /// A thread with no maps (a sample whose thread the session does not
 /// know).
 impl ThreadMaps for () {
