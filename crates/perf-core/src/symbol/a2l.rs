@@ -128,7 +128,7 @@ impl A2l {
         let (lines, units) = match load_sections(e, raw) {
             Some((endian, mut bufs)) => {
                 let units = section_reader(e, raw, b".debug_info")
-                    .map(|(info, _)| index_units(info, &bufs, endian))
+                    .map(|(info, size)| index_units(info, size, &bufs, endian))
                     .unwrap_or_default();
                 let mut take = |id| bufs.remove(&id).unwrap_or_default();
                 let lines = LineSections {
@@ -298,7 +298,8 @@ where
     }
 }
 
-/// A whole section's (inflated) bytes.
+/// A whole section's (inflated) bytes. Memory grows with what is really
+/// read, never with what a header claims.
 fn section_bytes<'d, H, R>(e: &Elf<'d, H, R>, raw: &std::fs::File, name: &[u8]) -> Option<Vec<u8>>
 where
     H: FileHeader<Endian = Endianness>,
@@ -308,7 +309,7 @@ where
     if size > MAX_SECTION {
         return None;
     }
-    let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
+    let mut out = Vec::new();
     r.read_to_end(&mut out).ok()?;
     Some(out)
 }
@@ -355,8 +356,14 @@ where
 /// Every unit with its address ranges, its line program's offset and its
 /// compilation directory, reading `.debug_info` one unit at a time (an
 /// inflated `.debug_info` is the largest section: libc's is 5.6 MB).
-fn index_units(mut info: impl Read, bufs: &Sections, endian: RunTimeEndian) -> Vec<Unit> {
+fn index_units(
+    mut info: impl Read,
+    size: u64,
+    bufs: &Sections,
+    endian: RunTimeEndian,
+) -> Vec<Unit> {
     let mut out = Vec::new();
+    let mut left = size;
     loop {
         let mut unit = vec![0u8; 4];
         if info.read_exact(&mut unit).is_err() {
@@ -379,9 +386,12 @@ fn index_units(mut info: impl Read, bufs: &Sections, endian: RunTimeEndian) -> V
         } else {
             u64::from(len32)
         };
-        if len > MAX_SECTION {
+        // A unit cannot be longer than what is left of the section.
+        left = left.saturating_sub(unit.len() as u64);
+        if len > left || len > MAX_SECTION {
             break;
         }
+        left -= len;
         let at = unit.len();
         unit.resize(at + len as usize, 0);
         if info.read_exact(&mut unit[at..]).is_err() {

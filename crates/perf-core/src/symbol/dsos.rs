@@ -248,3 +248,20 @@ impl Dsos {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Python objects that hold these live behind locks in other
+    /// threads than the one that made them.
+    #[test]
+    fn shareable_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Dsos>();
+        send_sync::<Map>();
+        send_sync::<crate::symbol::resolve::AddrLocation>();
+        send_sync::<crate::symbol::callchain::CallchainNode>();
+        send_sync::<crate::symbol::srcline::SourceCache>();
+    }
+}
