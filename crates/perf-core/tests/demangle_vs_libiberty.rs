@@ -34,9 +34,7 @@ fn names_of(file: &Path, out: &mut BTreeSet<String>) {
 }
 
 fn oracle(names: &[String]) -> Option<Vec<Option<String>>> {
-    let dir = std::env::temp_dir().join(format!("perfpy-demangle-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let exe = dir.join("oracle");
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libiberty_demangle");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/symbols/libiberty_demangle.c");
     let ok = Command::new("gcc")
         .args(["-O2"])
@@ -60,7 +58,6 @@ fn oracle(names: &[String]) -> Option<Vec<Option<String>>> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().ok()?;
     let _ = writer.join();
-    let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     Some(
         text.lines()

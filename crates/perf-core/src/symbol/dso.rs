@@ -126,9 +126,6 @@ pub struct DsoSymbols {
     /// The file the symbol table was read from (`dso->symsrc_filename`),
     /// which is also where source lines are looked up.
     pub symsrc_filename: Option<PathBuf>,
-    /// The object itself (for instruction bytes): the build-id cache's
-    /// copy or the file at its path.
-    pub runtime_filename: Option<PathBuf>,
     /// The build id read from the object when none was recorded.
     pub build_id: Option<BuildId>,
     /// Why there are no symbols, for the caller to show (perf prints this

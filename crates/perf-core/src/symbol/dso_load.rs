@@ -297,10 +297,6 @@ pub(crate) fn load_user(dso: &Dso, conf: &SymbolConf) -> DsoSymbols {
     };
     out.symtab_type = Some(s.kind);
     out.symsrc_filename = syms.as_ref().map(|c| c.path.clone());
-    out.runtime_filename = match &r.source {
-        Source::File(_) => Some(r.path.clone()),
-        Source::Memory(_) => None,
-    };
     match load_pair(s, r, naming) {
         Some(loaded) => {
             if loaded.failed {

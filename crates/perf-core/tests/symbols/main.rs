@@ -12,8 +12,9 @@ mod script;
 
 use perf::{build, Recording, TempDir};
 
-/// Our `perf script -F ip,sym,symoff,dso` for the recording and perf's.
-fn both(rec: &Recording) -> (String, String) {
+/// Our `perf script -F ip,sym,symoff,dso` for the recording and perf's,
+/// and the names we demangled.
+fn both(rec: &Recording) -> (String, String, script::Demangled) {
     both_with(rec, rec.conf(), &[])
 }
 
@@ -22,14 +23,14 @@ fn both_with(
     rec: &Recording,
     conf: perf_core::symbol::conf::SymbolConf,
     perf_args: &[&str],
-) -> (String, String) {
+) -> (String, String, script::Demangled) {
     let events = dump::parse(&rec.script(&["-D"]));
     let mut machine = model::Machine::new(rec.dsos_with(conf));
-    let ours = script::ip_sym_dso(&mut machine, &events);
+    let (ours, demangled) = script::ip_sym_dso(&mut machine, &events);
     let mut args = vec!["-F", "ip,sym,symoff,dso"];
     args.extend_from_slice(perf_args);
     let theirs = rec.script(&args);
-    (ours, theirs)
+    (ours, theirs, demangled)
 }
 
 /// Our `perf script -F ip,srcline` for the recording and perf's.
@@ -41,25 +42,11 @@ fn both_srclines(rec: &Recording) -> (String, String) {
     (ours, theirs)
 }
 
-/// The two demangling differences docs/symbols.md lists (cpp_demangle
-/// drops `&` from some parameters of functions enclosing a lambda, and
-/// writes `R(args)` where libiberty writes `R (args)` after a template):
-/// the same frame, address and object, names equal but for spaces and `&`.
-fn demangling_difference(ours: &str, perf: &str) -> bool {
-    let squash = |s: &str| {
-        s.chars()
-            .filter(|c| *c != ' ' && *c != '&')
-            .collect::<String>()
-    };
-    let addr = |s: &str| s.split_whitespace().next().map(str::to_owned);
-    addr(ours) == addr(perf)
-        && ours != perf
-        && squash(ours) == squash(perf)
-        && !perf.contains("[unknown]")
-}
-
-/// Asserts equal outputs, showing the first differing lines.
-fn assert_same(what: &str, ours: &str, theirs: &str) {
+/// Asserts equal outputs, showing the first differing lines. A frame may
+/// differ only where our demangler and libiberty (the demangler perf
+/// calls) disagree on the same symbol-table name: with libiberty's name in
+/// place of ours, the line must be perf's (docs/symbols.md lists these).
+fn assert_same(what: &str, ours: &str, theirs: &str, demangled: &script::Demangled) {
     let (a, b): (Vec<&str>, Vec<&str>) = (ours.lines().collect(), theirs.lines().collect());
     let mut demangling = 0;
     let diffs: Vec<String> = a
@@ -67,8 +54,11 @@ fn assert_same(what: &str, ours: &str, theirs: &str) {
         .zip(b.iter())
         .enumerate()
         .filter(|(_, (x, y))| x != y)
-        .filter(|(_, (x, y))| {
-            let allowed = demangling_difference(x, y);
+        .filter(|(i, (x, y))| {
+            let allowed = demangled.get(i).is_some_and(|(shown, raw)| {
+                perf::libiberty_demangle(raw)
+                    .is_some_and(|theirs| x.replacen(shown.as_str(), &theirs, 1) == **y)
+            });
             demangling += usize::from(allowed);
             !allowed
         })
@@ -83,7 +73,13 @@ fn assert_same(what: &str, ours: &str, theirs: &str) {
         diffs.join("\n")
     );
     let frames = a.iter().filter(|l| l.starts_with('\t')).count();
-    eprintln!("{what}: {frames} frames equal to perf's ({demangling} differ only by a known demangling difference)");
+    eprintln!("{what}: {frames} frames equal to perf's ({demangling} differ only in demangling, as libiberty shows)");
+    // cpp_demangle's rare disagreements with libiberty (under 1 % of names,
+    // see the corpus test), not a demangler that went wrong.
+    assert!(
+        demangling <= (frames / 50).max(3),
+        "{what}: {demangling} demangling differences"
+    );
 }
 
 macro_rules! skip_unless_perf {
@@ -107,11 +103,11 @@ fn c_o0() {
         "work",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "20"]);
-    let (ours, theirs) = both(&rec);
-    assert_same("C -O0", &ours, &theirs);
+    let (ours, theirs, demangled) = both(&rec);
+    assert_same("C -O0", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
     assert!(theirs.contains("work.c:"));
-    assert_same("C -O0 srclines", &ours, &theirs);
+    assert_same("C -O0 srclines", &ours, &theirs, &Default::default());
 }
 
 #[test]
@@ -126,10 +122,10 @@ fn c_o2_inlined() {
         "work",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "20"]);
-    let (ours, theirs) = both(&rec);
-    assert_same("C -O2", &ours, &theirs);
+    let (ours, theirs, demangled) = both(&rec);
+    assert_same("C -O2", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
-    assert_same("C -O2 srclines", &ours, &theirs);
+    assert_same("C -O2 srclines", &ours, &theirs, &Default::default());
 }
 
 #[test]
@@ -144,14 +140,14 @@ fn cxx_demangled() {
         "work",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(
         theirs.contains("work::Square::area"),
         "perf demangles C++ here"
     );
-    assert_same("C++", &ours, &theirs);
+    assert_same("C++", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
-    assert_same("C++ srclines", &ours, &theirs);
+    assert_same("C++ srclines", &ours, &theirs, &Default::default());
 }
 
 #[test]
@@ -173,14 +169,19 @@ fn rust_legacy_and_v0_mangling() {
         }
         let exe = build(&dir.0, "rustc", "work.rs", &flags, "work");
         let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
-        let (ours, theirs) = both(&rec);
+        let (ours, theirs, demangled) = both(&rec);
         assert!(
             theirs.contains("work::table"),
             "perf demangles Rust ({mangling})"
         );
-        assert_same(tag, &ours, &theirs);
+        assert_same(tag, &ours, &theirs, &demangled);
         let (ours, theirs) = both_srclines(&rec);
-        assert_same(&format!("{tag} srclines"), &ours, &theirs);
+        assert_same(
+            &format!("{tag} srclines"),
+            &ours,
+            &theirs,
+            &Default::default(),
+        );
     }
 }
 
@@ -190,10 +191,10 @@ fn python_interpreter() {
     let dir = TempDir::new("python");
     let code = "import json\nd=[{'k': i, 'v': str(i)*3} for i in range(30000)]\nfor _ in range(8): json.loads(json.dumps(d))";
     let rec = Recording::record(dir, &[], &["/usr/bin/python3", "-c", code]);
-    let (ours, theirs) = both(&rec);
-    assert_same("python3", &ours, &theirs);
+    let (ours, theirs, demangled) = both(&rec);
+    assert_same("python3", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
-    assert_same("python3 srclines", &ours, &theirs);
+    assert_same("python3 srclines", &ours, &theirs, &Default::default());
 }
 
 /// A debug file installed under /usr/lib/debug/.build-id for the test's
@@ -245,15 +246,20 @@ fn stripped_binary_with_debug_file_in_usr_lib_debug() {
     let _installed = InstalledDebug(target);
     // -N: no build-id cache, so the symbols must come from /usr/lib/debug.
     let rec = Recording::record(dir, &["-N"], &[exe_s, "20"]);
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(theirs.contains("leaf_loop"), "perf finds the debug file");
-    assert_same("stripped + /usr/lib/debug", &ours, &theirs);
+    assert_same("stripped + /usr/lib/debug", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
     assert!(
         theirs.contains("work.c:"),
         "source lines from the debug file"
     );
-    assert_same("stripped + /usr/lib/debug srclines", &ours, &theirs);
+    assert_same(
+        "stripped + /usr/lib/debug srclines",
+        &ours,
+        &theirs,
+        &Default::default(),
+    );
 }
 
 #[test]
@@ -265,9 +271,9 @@ fn system_wide_with_kernel() {
         &["-a"],
         &["sh", "-c", "dd if=/dev/zero bs=64k count=4000 2>/dev/null | md5sum >/dev/null; ls -R /usr/share/doc >/dev/null"],
     );
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(theirs.contains("([kernel.kallsyms])"), "kernel frames");
-    assert_same("system-wide", &ours, &theirs);
+    assert_same("system-wide", &ours, &theirs, &demangled);
     // perf 6.1 may die of SIGPIPE here (an addr2line it started for a
     // deleted object exits): compare what it printed before.
     let events = dump::parse(&rec.script(&["-D"]));
@@ -285,7 +291,7 @@ fn system_wide_with_kernel() {
         theirs.lines().count() > 100,
         "enough of perf's output to compare"
     );
-    assert_same("system-wide srclines", &ours, &theirs);
+    assert_same("system-wide srclines", &ours, &theirs, &Default::default());
 }
 
 #[test]
@@ -302,17 +308,27 @@ fn rebuilt_binary_gives_no_wrong_names() {
     build(&rec.dir.0, "gcc", "work.c", &rebuilt, "work");
     // perf record kept the old binary in the build-id cache: perf and we
     // both read it from there.
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(theirs.contains("leaf_loop"));
-    assert_same("rebuilt, from the build-id cache", &ours, &theirs);
+    assert_same(
+        "rebuilt, from the build-id cache",
+        &ours,
+        &theirs,
+        &demangled,
+    );
     // Without the cache the recorded build id matches no file: perf shows
     // [unknown], and so do we, with a warning, never the new binary's names.
     std::fs::remove_dir_all(rec.home().join(".debug")).expect("rm cache");
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(!theirs.contains("leaf_loop") && !theirs.contains("padding"));
-    assert_same("rebuilt, no cache", &ours, &theirs);
+    assert_same("rebuilt, no cache", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
-    assert_same("rebuilt, no cache, srclines", &ours, &theirs);
+    assert_same(
+        "rebuilt, no cache, srclines",
+        &ours,
+        &theirs,
+        &Default::default(),
+    );
     let dsos = rec.dsos();
     let map = dsos.map_new(&perf_core::symbol::map::MapInfo {
         pid: 1,
@@ -355,14 +371,14 @@ fn partly_bad_symbol_table() {
             out.to_str().unwrap_or_default(),
         ],
     );
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     if !theirs.contains("librustc_driver") {
         eprintln!("skipped: no sample in librustc_driver");
         return;
     }
-    assert_same("rustc", &ours, &theirs);
+    assert_same("rustc", &ours, &theirs, &demangled);
     let (ours, theirs) = both_srclines(&rec);
-    assert_same("rustc srclines", &ours, &theirs);
+    assert_same("rustc srclines", &ours, &theirs, &Default::default());
 }
 
 /// `srccode()` gives the full file name addr2line prints: for every frame
@@ -538,9 +554,9 @@ fn jit_map() {
             .map(|p| std::path::PathBuf::from(format!("/tmp/perf-{p}.map")))
             .collect(),
     );
-    let (ours, theirs) = both(&rec);
+    let (ours, theirs, demangled) = both(&rec);
     assert!(theirs.contains("jit_spin_one"), "perf reads the JIT map");
-    assert_same("JIT map", &ours, &theirs);
+    assert_same("JIT map", &ours, &theirs, &demangled);
 }
 
 /// `kallsyms=`: kernel symbols from a given kallsyms file only (a copy of
@@ -570,12 +586,12 @@ fn kallsyms_override() {
     let mut conf = rec.conf();
     conf.kallsyms = Some(copy.clone());
     let arg = format!("--kallsyms={}", copy.display());
-    let (ours, theirs) = both_with(&rec, conf, &[&arg]);
+    let (ours, theirs, demangled) = both_with(&rec, conf, &[&arg]);
     assert!(
         theirs.contains("do_syscall_64_from_the_copy"),
         "perf uses the copy"
     );
-    assert_same("kallsyms=", &ours, &theirs);
+    assert_same("kallsyms=", &ours, &theirs, &demangled);
 }
 
 /// `symfs=`: every object looked up under a directory (here holding only
@@ -599,7 +615,7 @@ fn symfs_override() {
     let mut conf = rec.conf();
     conf.set_symfs(&symfs);
     let arg = format!("--symfs={}", symfs.display());
-    let (ours, theirs) = both_with(&rec, conf, &[&arg]);
+    let (ours, theirs, demangled) = both_with(&rec, conf, &[&arg]);
     assert!(theirs.contains("leaf_loop"));
-    assert_same("symfs=", &ours, &theirs);
+    assert_same("symfs=", &ours, &theirs, &demangled);
 }

@@ -185,3 +185,39 @@ pub fn build(dir: &Path, compiler: &str, src: &str, flags: &[&str], out: &str) -
     run(&mut c);
     exe
 }
+
+/// libiberty's `cplus_demangle(name, DMGL_NO_OPTS)` (what perf calls), from
+/// the oracle in tests/data/symbols/libiberty_demangle.c, built once.
+pub fn libiberty_demangle(name: &str) -> Option<String> {
+    use std::io::Write;
+    use std::sync::OnceLock;
+    static ORACLE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let exe = ORACLE.get_or_init(|| {
+        let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libiberty_demangle");
+        let ok = Command::new("gcc")
+            .arg("-O2")
+            .arg(source("libiberty_demangle.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg("-liberty")
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(exe)
+    });
+    let mut child = Command::new(exe.as_ref()?)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()?
+        .write_all(format!("{name}\n").as_bytes())
+        .ok()?;
+    let out = child.wait_with_output().ok()?;
+    let line = String::from_utf8_lossy(&out.stdout)
+        .trim_end_matches('\n')
+        .to_owned();
+    (line != "\u{1}").then_some(line)
+}

@@ -36,9 +36,15 @@ pub fn frame_line(node: &CallchainNode) -> String {
     )
 }
 
-/// The whole `perf script -F ip,sym,symoff,dso` output for `events`.
-pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
+/// Frames whose symbol name was demangled, by output line: (the name we
+/// show, the name in the symbol table).
+pub type Demangled = std::collections::HashMap<usize, (String, String)>;
+
+/// The whole `perf script -F ip,sym,symoff,dso` output for `events`, and
+/// the demangled names in it.
+pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> (String, Demangled) {
     let mut out = String::new();
+    let mut demangled = Demangled::new();
     for ev in events {
         machine.apply(ev);
         let Event::Sample {
@@ -64,6 +70,14 @@ pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
                     .dsos
                     .resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH)
                 {
+                    if let Some(s) = &node.location.sym {
+                        let sym = s.symbol();
+                        if sym.name() != sym.raw_name() {
+                            let line = out.matches('\n').count();
+                            demangled
+                                .insert(line, (sym.name().to_owned(), sym.raw_name().to_owned()));
+                        }
+                    }
                     out.push_str(&frame_line(&node));
                     out.push('\n');
                 }
@@ -75,7 +89,7 @@ pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> String {
         }
         out.push('\n');
     }
-    out
+    (out, demangled)
 }
 
 /// The whole `perf script -F ip,srcline` output for `events`.
