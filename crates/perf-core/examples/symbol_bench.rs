@@ -25,7 +25,6 @@ use perf_core::symbol::conf::SymbolConf;
 use perf_core::symbol::dso::DsoId;
 use perf_core::symbol::map::{self, Map, MapInfo};
 use perf_core::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL, CPUMODE_MASK};
-use perf_core::symbol::srcline::SourceCache;
 use perf_core::symbol::Dsos;
 
 struct Maps<'a>(&'a [Arc<Map>]);
@@ -54,7 +53,6 @@ fn maxrss_kb() -> u64 {
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "srcline".into());
     let dsos = Dsos::new(SymbolConf::default());
-    let sources = SourceCache::default();
     let mut procs: HashMap<i32, Vec<Arc<Map>>> = HashMap::new();
     let (mut samples, mut frames, mut lines, mut texts) = (0u64, 0u64, 0u64, 0u64);
     let mut parse = std::time::Duration::ZERO;
@@ -126,11 +124,9 @@ fn main() {
                 let al = dsos.thread_find_symbol(&maps, (*misc as u16 & CPUMODE_MASK) as u8, *ip);
                 match mode.as_str() {
                     "srccode" => {
-                        if let Some(map) = &al.map {
-                            if let Some(s) = dsos.srcline(map.dso(), map.rip_2objdump(al.addr)) {
-                                lines += 1;
-                                texts += u64::from(sources.line(&s.file, s.line).is_some());
-                            }
+                        if let Some(c) = dsos.srccode(&al) {
+                            lines += 1;
+                            texts += u64::from(c.text.is_some());
                         }
                     }
                     _ => {

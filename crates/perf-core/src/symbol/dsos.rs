@@ -12,6 +12,7 @@ use super::conf::SymbolConf;
 use super::dso::{BinaryType, Dso, DsoId, DsoKind, DsoSymbols};
 use super::kmaps::{self, KernelMaps, KERNEL_MMAP_NAME};
 use super::map::{self, Map, MapInfo, MAP_HUGETLB, PROT_EXEC};
+use super::srcline::SourceCache;
 use super::{dso_load, jit_map};
 
 struct Entry {
@@ -32,6 +33,7 @@ pub struct Dsos {
     inner: Mutex<Inner>,
     kmaps: RwLock<KernelMaps>,
     kernel: Arc<Dso>,
+    sources: SourceCache,
 }
 
 impl std::fmt::Debug for Dsos {
@@ -50,12 +52,18 @@ impl Dsos {
             inner: Mutex::new(Inner::default()),
             kmaps: RwLock::new(KernelMaps::default()),
             kernel: kmaps::new_kernel_dso(),
+            sources: SourceCache::default(),
         }
     }
 
     /// The symbol sources.
     pub fn conf(&self) -> &SymbolConf {
         &self.conf
+    }
+
+    /// The source files read for `srccode()`.
+    pub fn sources(&self) -> &SourceCache {
+        &self.sources
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {

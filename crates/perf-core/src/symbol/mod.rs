@@ -17,7 +17,7 @@
 //! | `struct addr_location`                 | [`resolve::AddrLocation`]              |
 //! | `thread__resolve_callchain`            | [`Dsos::resolve_callchain`]            |
 //! | `struct symbol`, `dso->symbols`        | [`symbols::Symbol`], [`symbols::Symbols`] |
-//! | `get_srcline_split`, `find_sourceline` | [`Dsos::srcline`], [`srcline::SourceCache`] |
+//! | `get_srcline_split`, `find_sourceline` | [`Dsos::srcline`], [`Dsos::srccode`] |
 //! | `perf_sample__fetch_insn`              | [`Dsos::fetch_insn`]                   |
 //! | `demangle_sym`                         | [`demangle::demangle_sym`]             |
 //! | `struct build_id`, build-id cache      | [`build_id::BuildId`], [`build_id::BuildIdCache`] |

@@ -119,6 +119,34 @@ impl Dsos {
     }
 }
 
+/// What the Python `srccode()` returns: the source file and line of an
+/// address, and that line's text when the file can be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SrcCode {
+    /// The file as addr2line names it.
+    pub file: String,
+    /// The line (0 for none).
+    pub line: u32,
+    /// The line's text, without its newline.
+    pub text: Option<String>,
+}
+
+impl Dsos {
+    /// `srccode()`: the file, line and text of a resolved address
+    /// (`get_srcline_split` + `find_sourceline`), `None` without a map or
+    /// a source line.
+    pub fn srccode(&self, al: &super::resolve::AddrLocation) -> Option<SrcCode> {
+        let map = al.map.as_ref()?;
+        let s = self.srcline(map.dso(), map.rip_2objdump(al.addr))?;
+        let text = self.sources().line(&s.file, s.line);
+        Some(SrcCode {
+            file: s.file,
+            line: s.line,
+            text,
+        })
+    }
+}
+
 /// Source files read for [`SourceCache::line`] (perf's srccode.c keeps up
 /// to 64 files or 32 MiB).
 #[derive(Debug, Default)]

@@ -400,6 +400,7 @@ fn full_source_paths_equal_addr2line() {
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
     let events = dump::parse(&rec.script(&["-D"]));
     let mut machine = model::Machine::new(rec.dsos());
+    let mut texts = 0;
     // file -> objdump address -> our answer
     let mut asked: BTreeMap<std::path::PathBuf, BTreeMap<u64, Option<(String, u32)>>> =
         BTreeMap::new();
@@ -431,6 +432,14 @@ fn full_source_paths_equal_addr2line() {
                 .dsos
                 .srcline(map.dso(), objdump)
                 .map(|s| (s.file, s.line));
+            // srccode()'s text is that line of the file.
+            if let Some(code) = machine.dsos.srccode(&node.location) {
+                if let (Ok(text), true) = (std::fs::read_to_string(&code.file), code.line > 0) {
+                    let want = text.lines().nth(code.line as usize - 1).map(str::to_owned);
+                    assert_eq!(code.text, want, "{}:{}", code.file, code.line);
+                    texts += 1;
+                }
+            }
             asked.entry(file).or_default().insert(objdump, ours);
         }
     }
@@ -480,7 +489,10 @@ fn full_source_paths_equal_addr2line() {
         }
     }
     assert!(compared > 10, "{compared} addresses");
-    eprintln!("{compared} addresses: file and line equal to addr2line's");
+    assert!(texts > 10, "{texts} source lines read");
+    eprintln!(
+        "{compared} addresses: file and line equal to addr2line's; {texts} source texts checked"
+    );
 }
 
 /// The instruction bytes at each sample's ip equal perf script's `insn`
