@@ -78,14 +78,23 @@ VOLATILE = {"time", "sample_time", "sample_id", "sample_stream_id", "sample_cpu"
             "pgoff", "sample_ip", "id", "lost", "misc"}
 
 
+def names_a_task(key):
+    """Members and tracepoint fields that hold a pid or tid (pid, ptid,
+    sample_tid, next_prev_pid, common_pid, ...)."""
+    return key.endswith(("pid", "tid"))
+
+
 def normalise(d, names):
     """A record with known pids named (names: pid -> label) and run-dependent
-    numbers reduced to what they mean (unset markers kept)."""
+    numbers reduced to what they mean (unset markers kept). Only members that
+    hold a task are named: a count or id that happens to equal a pid (a lost
+    count of 0x3a34 in a run whose child is 14900) is a number, not that
+    task."""
     out = {}
     for key, value in d.items():
         if key in ("repr", "str"):
             out[key] = shape(value)
-        elif isinstance(value, int) and value in names:
+        elif names_a_task(key) and isinstance(value, int) and value in names:
             out[key] = names[value]
         elif key in VOLATILE and isinstance(value, int):
             kept = {U64_UNSET: "unset-u64", U32_UNSET: "unset-u32"}

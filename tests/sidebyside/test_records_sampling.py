@@ -4,7 +4,7 @@ a busy child pinned to one CPU, sampled per thread. api.md §4.7, §5."""
 
 import pytest
 
-from sidebyside.records import U64_UNSET, check_repr, compare, shape, workload
+from sidebyside.records import U64_UNSET, check_repr, compare, normalise, shape, workload
 
 
 def test_cpu_clock_samples(module):
@@ -63,10 +63,21 @@ def test_same_samples_as_the_c_module(ours, c_module):
 
 
 def test_same_lost_records_as_the_c_module(ours, c_module):
+    """The same members with the same meaning; how many samples were lost is
+    the kernel's timing, so `lost` and `id` compare as numbers (normalise)."""
     o = workload(ours, "sampling", "lost").check()
     c = workload(c_module, "sampling", "lost").check()
     first = lambda run: [e for e in run["others"] if e["class"] == "lost_event"][:1]  # noqa: E731
     compare(first(o), first(c), {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
+
+
+def test_a_count_equal_to_a_pid_is_not_that_task():
+    """compare() names the known pids only in members that hold a task: a
+    lost count that happens to equal the child's pid stays a number."""
+    got = normalise({"lost": 14900, "id": 7, "sample_pid": 14900, "next_prev_tid": 14900,
+                     "common_pid": 14900, "prev_prio": 14900}, {14900: "CHILD"})
+    assert got == {"lost": "N", "id": "N", "sample_pid": "CHILD", "next_prev_tid": "CHILD",
+                   "common_pid": "CHILD", "prev_prio": 14900}
 
 
 @pytest.mark.parametrize("variant", ["cpu-clock", "lost"])

@@ -1,12 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # cpu-clock sampling of a busy child pinned to one CPU, per thread. Variants
 # (argv[1]): "cpu-clock" (period 100 us, default ring) and "lost" (a one-page
-# ring, the fastest period, and a reader that starts late: the kernel must
-# report lost records).
+# ring, the fastest period, and a reader that starts once the child has made
+# far more samples than the ring holds: the kernel must report lost records).
 variant = sys.argv[1] if len(sys.argv) > 1 else "cpu-clock"
 lost = variant == "lost"
 period = 10000 if lost else 100000
-duration = 0.6 if lost else 0.3
+# The child spins for this much of its own CPU time (not wall time: on a busy
+# machine it gets a fraction of a CPU), so the number of samples the kernel
+# takes does not depend on the load.
+cpu_seconds = 0.6 if lost else 0.3
+# The lost variant's reader starts once the child has spun this long: ~15000
+# samples at 10 us (fewer if the kernel throttles), where the one-page ring
+# holds 85, so the kernel has had to drop samples and owes a lost record.
+head_start = 0.15
 cpu = list(perf.cpu_map())[-1]
 
 # The child is pinned (and says so) before the evsel is opened: every sample
@@ -19,10 +26,12 @@ if child == 0:
     os.sched_setaffinity(0, {cpu})
     os.write(ready_w, b"r")
     os.read(r, 1)
-    end = time.monotonic() + duration
-    n = 0
-    while time.monotonic() < end:
-        n += 1
+    start = time.process_time()
+    told = not lost
+    while (spun := time.process_time() - start) < cpu_seconds:
+        if not told and spun >= head_start:
+            os.write(ready_w, b"h")
+            told = True
     os._exit(0)
 os.close(r)
 os.read(ready_r, 1)
@@ -38,7 +47,7 @@ evlist.add(evsel)
 evlist.mmap(pages=1) if lost else evlist.mmap()
 os.write(w, b"go")
 if lost:
-    time.sleep(0.15)
+    os.read(ready_r, 1)
 
 counts, samples, others = {}, [], []
 # Every sample is checked, not just the kept ones: with the one-page ring
