@@ -6,7 +6,9 @@ tracefs helpers). Everything here is plain functions; no pytest fixtures.
 """
 
 import atexit
+import contextlib
 import dataclasses
+import fcntl
 import glob
 import json
 import os
@@ -284,6 +286,41 @@ def staged():
     if "error" in _staged:
         pytest.fail(_staged["error"], pytrace=False)
     return _staged["root"]
+
+
+# One lock for every test session on the machine (clones and worktrees alike).
+SYSCTL_LOCK = os.path.join("/run/lock" if os.path.isdir("/run/lock") else tempfile.gettempdir(),
+                           "perf-python-tests-sysctl.lock")
+
+
+@contextlib.contextmanager
+def sysctl(name):
+    """Yields set(value) for /proc/sys/<name> (dots for slashes) and restores
+    the value it had when the block ends. Test sessions on this machine take
+    turns on a lock file, so no session saves another's temporary value as
+    the one to restore. Skips without root, or if the kernel refuses the
+    value (the test cannot set up what it is about)."""
+    if os.geteuid() != 0:
+        pytest.skip(f"needs root to change {name}")
+    path = "/proc/sys/" + name.replace(".", "/")
+    with open(SYSCTL_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(path) as f:
+            orig = f.read().strip()
+
+        def write(value):
+            with open(path, "w") as f:
+                f.write(str(value))
+
+        def set_value(value):
+            try:
+                write(value)
+            except OSError as e:
+                pytest.skip(f"the kernel refuses {name} = {value}: {e}")
+        try:
+            yield set_value
+        finally:
+            write(orig)
 
 
 def tracefs():
