@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""cpu-clock samples and lost records (workloads/sampling.py), side by side:
-a busy child pinned to one CPU, sampled per thread. api.md §4.7, §5."""
+"""cpu-clock samples, lost and throttle records (workloads/sampling.py), side
+by side: a busy child pinned to one CPU, sampled per thread. api.md §4.7, §5."""
 
 import pytest
 
+from sidebyside.harness import sysctl
 from sidebyside.records import U64_UNSET, check_repr, compare, normalise, shape, workload
+
+# The kernel throttles an event that overflows more than
+# perf_event_max_sample_rate / HZ times in one tick (40 at HZ=250): the
+# throttle workload's 10 us period overflows 400 times in a 4 ms tick, so any
+# tick in which its child runs 0.4 ms throttles it, whatever the load.
+THROTTLE_RATE = 10000
 
 
 def test_cpu_clock_samples(module):
@@ -85,3 +92,58 @@ def test_ours_is_silent_on_stderr(ours, variant):
     run = workload(ours, "sampling", variant)
     run.check()
     assert run.stderr == ""
+
+
+@pytest.fixture
+def throttling():
+    """kernel.perf_event_max_sample_rate lowered to THROTTLE_RATE while the
+    test runs (restored afterwards)."""
+    with sysctl("kernel.perf_event_max_sample_rate") as set_rate:
+        set_rate(THROTTLE_RATE)
+        yield
+
+
+def throttle_records(run):
+    return [e for e in run["others"] if e["class"] == "throttle_event"]
+
+
+def test_throttle_records(module, throttling):
+    """What the kernel guarantees of throttling one event: THROTTLE and
+    UNTHROTTLE alternate, starting with THROTTLE, each logged on the event's
+    CPU while the sampled child runs, with the event's id (id == stream_id:
+    not inherited) and a time no later than the trailer's."""
+    got = workload(module, "sampling", "throttle").check()
+    child = got["child"]
+    records = throttle_records(got)
+    types = [e["type"] for e in records]
+    assert 5 in types and 6 in types, got["counts"]
+    assert types == [5 if i % 2 == 0 else 6 for i in range(len(types))], types
+    for e in records:
+        check_repr(e)
+        assert [e["sample_pid"], e["sample_tid"], e["sample_cpu"]] == [child, child, got["cpu"]]
+        assert e["id"] == e["stream_id"] > 0
+        assert 0 < e["time"] <= e["sample_time"]
+    assert {e["id"] for e in records} == {records[0]["id"]}
+    assert got["counts"].get("sample_event", 0) > 0 and got["bad"] == []
+
+
+def test_same_throttle_records_as_the_c_module(ours, c_module, throttling):
+    """The first THROTTLE and UNTHROTTLE: the same members, the same meaning,
+    the same repr once the numbers are N (the C module's repr prints the
+    record one u64 late; check_repr holds both to that)."""
+    o = workload(ours, "sampling", "throttle").check()
+    c = workload(c_module, "sampling", "throttle").check()
+    first = lambda run: [next(e for e in throttle_records(run) if e["type"] == t)  # noqa: E731
+                         for t in (5, 6)]
+    compare(first(o), first(c), {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
+
+
+def test_throttle_repr_reads_one_word_late(module):
+    """A made throttle_event prints id as time and stream_id as id, as C
+    does (its repr reads the record one u64 late); members are unaffected."""
+    got = module.run("""
+e = perf.throttle_event()
+e.type, e.time, e.id, e.stream_id = perf.RECORD_THROTTLE, 1, 2, 3
+result([repr(e), e.time, e.id, e.stream_id])
+""").check()
+    assert got == ["{ type: throttle, time: 2, id: 3, stream_id: 0 }", 1, 2, 3]

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # cpu-clock sampling of a busy child pinned to one CPU, per thread. Variants
-# (argv[1]): "cpu-clock" (period 100 us, default ring) and "lost" (a one-page
+# (argv[1]): "cpu-clock" (period 100 us, default ring), "lost" (a one-page
 # ring, the fastest period, and a reader that starts once the child has made
-# far more samples than the ring holds: the kernel must report lost records).
+# far more samples than the ring holds: the kernel must report lost records)
+# and "throttle" (the fastest period, run by a test that has lowered
+# kernel.perf_event_max_sample_rate below it: throttle records).
 variant = sys.argv[1] if len(sys.argv) > 1 else "cpu-clock"
 lost = variant == "lost"
-period = 10000 if lost else 100000
+period = 100000 if variant == "cpu-clock" else 10000
 # The child spins for this much of its own CPU time (not wall time: on a busy
 # machine it gets a fraction of a CPU), so the number of samples the kernel
 # takes does not depend on the load.
