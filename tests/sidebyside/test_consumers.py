@@ -44,7 +44,7 @@ def start_named(comm, sleeps):
     return subprocess.Popen(["/usr/bin/python3", "-c", code])
 
 
-def run_consumer(which, script, comm, seen, timeout=15, sleeps=5):
+def run_consumer(which, script, comm, seen, timeout=60, sleeps=5):
     """Runs `script` under `which` until it has mapped its rings, then starts
     named processes (each sleeping `sleeps` times 10 ms, or until the end with
     None) and reads the script's output until seen(text, pid) for one of them
