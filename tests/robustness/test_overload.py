@@ -16,14 +16,16 @@ happened to be."""
 import pytest
 
 from sidebyside.harness import needs_root, needs_tracefs, tracepoint_id
+from sidebyside.records import WORKLOADS
 
-# Runs after the prelude. `child(body)` forks a process that waits for a
-# byte on a pipe, runs body, and exits; `go()` releases it. `pump()` polls
-# and reads every CPU's ring until the child is gone and the rings are dry,
-# and returns per-class tallies, checking each record as it goes. `bursts`
-# is the handshake between a writer's bursts and the reader.
-WORKLOAD = r"""
-import os, select, time
+# Runs after the prelude and the workloads' common code (Bursts: the
+# handshake between a writer's bursts and the reader). `child(body)` forks a
+# process that waits for a byte on a pipe, runs body, and exits; `go()`
+# releases it. `pump()` polls and reads every CPU's ring until the child is
+# gone and the rings are dry, and returns per-class tallies, checking each
+# record as it goes.
+WORKLOAD = (WORKLOADS / "common.py").read_text() + r"""
+import os, time
 PAGE = os.sysconf("SC_PAGE_SIZE")
 cpus = perf.cpu_map()
 online = set(cpus)
@@ -52,30 +54,6 @@ def record_size(ev, sample_words):
     if isinstance(ev, perf.lost_event):
         return 8 + 16 + 8 * trailer_words
     return 8 + 24 + 8 * trailer_words   # throttle/unthrottle
-
-class Bursts:
-    # The writer calls end() after each burst: it waits there until a whole
-    # pass of the reader over the rings has begun after the burst ended (so
-    # that pass read what the burst left).
-    def __init__(self):
-        self.ended_r, self.ended_w = os.pipe()
-        self.go_r, self.go_w = os.pipe()
-        self.pending = False
-        self.count = 0
-    def end(self):                      # the writer
-        os.write(self.ended_w, b"e")
-        os.read(self.go_r, 1)
-    def first(self):                    # the reader, before reading at all
-        os.read(self.ended_r, 1)
-        self.pending = True
-    def after_pass(self):               # the reader, after each whole pass
-        if self.pending:
-            self.pending = False
-            self.count += 1
-            os.write(self.go_w, b"g")
-        elif select.select([self.ended_r], [], [], 0)[0]:
-            os.read(self.ended_r, 1)
-            self.pending = True
 
 def pump(el, pid, check, sample_words, budget=120.0, bursts=None):
     # Until the child has exited and a pass over the rings finds nothing.
@@ -115,7 +93,7 @@ def pump(el, pid, check, sample_words, budget=120.0, bursts=None):
     t["unmatched"] = el.unmatched
     t["bursts"] = bursts.count if bursts is not None else 0
     if bursts is not None:
-        os.write(bursts.go_w, b"g")     # a writer still in end() may finish
+        bursts.release()
     return t
 """
 

@@ -17,8 +17,9 @@ THROTTLE_RATE = 10000
 def test_cpu_clock_samples(module):
     got = workload(module, "sampling", "cpu-clock").check()
     child = got["child"]
-    # 0.3 s at one sample per 100 us: thousands; be lenient on a busy machine.
-    assert got["counts"].get("sample_event", 0) > 100, got["counts"]
+    # 0.3 s of the child's CPU time at one sample per 100 us: ~3000; more
+    # than 1000 even if the kernel throttled it to 20 a 4 ms tick.
+    assert got["counts"].get("sample_event", 0) > 1000, got["counts"]
     assert set(got["counts"]) <= {"sample_event", "throttle_event", "lost_event"}
     times = []
     for e in got["samples"]:
@@ -36,8 +37,10 @@ def test_cpu_clock_samples(module):
 
 def test_records_crossing_the_end_of_the_ring(module):
     """The one-page ring of the lost workload wraps thousands of times: every
-    sample read must still be whole (pid, tid, cpu, period, ip, time order)."""
+    sample read must still be whole (pid, tid, cpu, period, ip, time order).
+    Each of its 30 bursts leaves at least a ring's worth (85) to read."""
     got = workload(module, "sampling", "lost").check()
+    assert got["bursts"] == 30, got["bursts"]
     assert got["counts"].get("sample_event", 0) > 1000, got["counts"]
     assert got["bad"] == [] and got["backwards"] == 0
 
