@@ -35,11 +35,12 @@ test-sweep:
 	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
 		./target/release/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
 
+# -rs: why each skipped test could not run here; --durations: where CI's time goes.
 test-python: build
 	@rm -rf build/test-root
 	@scripts/install.sh build/test-root "$(KERNEL_RELEASE)"
 	PERF_TEST_ROOT=$(CURDIR)/build/test-root PERF_TEST_RELEASE="$(KERNEL_RELEASE)" \
-		$(PYTHON) -m pytest -q tests --ignore=tests/kernels
+		$(PYTHON) -m pytest -q -rs --durations=15 tests --ignore=tests/kernels
 
 # Real Debian kernels under QEMU (docs/kernels.md): one boot per kernel, every
 # check in one guest command, about 3 minutes; skips with the reason where
@@ -91,6 +92,7 @@ bench: setup install
 	benchmarks/instructions.sh
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
 	/usr/bin/python3 benchmarks/perf_data_read.py
+	/usr/bin/python3 benchmarks/symbols.py
 
 # Robustness fuzzing (docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the

@@ -9,8 +9,12 @@ set -euo pipefail
 
 say() { printf 'setup: %s\n' "$*"; }
 
+# The real-kernel tests boot Debian's kernels under QEMU (qemu-system-x86,
+# busybox-static, kmod). The symbol tests build workloads (gcc, g++), compare source lines with binutils'
+# addr2line, demangled names with libiberty's cplus_demangle (the demangler perf
+# links), and read libc's symbols from its debug file, as perf does.
 apt_pkgs=(linux-perf python3 python3-dev debhelper dh-python dpkg-dev lintian fakeroot strace valgrind
-          qemu-system-x86 busybox-static kmod)
+          qemu-system-x86 busybox-static kmod gcc g++ binutils libiberty-dev libc6-dbg xz-utils)
 missing=()
 for p in "${apt_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -6,12 +6,11 @@ user, a sysfs that lists other CPUs than exist, a pid that vanished. Each
 gives a clear error or a documented fallback, never a crash."""
 
 import errno
-import os
 import shutil
 
 import pytest
 
-from sidebyside.harness import needs_root, needs_tracefs, tracepoint_id
+from sidebyside.harness import needs_root, needs_tracefs, sysctl, tracepoint_id
 
 NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"   # readable by nobody (pyenv's is under /root)
@@ -98,7 +97,6 @@ def test_tracefs_missing_and_unmountable(run_ok, how):
     assert got["sample_pid"] == "ok"
 
 
-PARANOID = "/proc/sys/kernel/perf_event_paranoid"
 UNPRIVILEGED = """
 import os
 me = perf.thread_map(os.getpid())
@@ -120,18 +118,8 @@ result({
 @pytest.fixture
 def paranoid():
     """set(level): writes perf_event_paranoid (root); restored afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to change perf_event_paranoid")
-    with open(PARANOID) as f:
-        orig = f.read().strip()
-
-    def set_level(level):
-        with open(PARANOID, "w") as f:
-            f.write(str(level))
-    try:
+    with sysctl("kernel.perf_event_paranoid") as set_level:
         yield set_level
-    finally:
-        set_level(orig)
 
 
 @pytest.mark.parametrize("level", [3, 4])

@@ -3,17 +3,28 @@
 far faster than Python can read. What the kernel could not write must show
 up as lost_event records with the right counts, the ring must wrap around
 thousands of times, and every record that survives must parse with sane
-values."""
+values.
+
+The children write in bursts, each far bigger than a ring, and wait after
+each until the reader has read what it left (the reader reads during the
+bursts too, but starts only after the first). So, on any schedule, the
+first burst overflows a ring (a loss the kernel must report), and every
+burst leaves at least a ring's worth to read: the wrap and sample counts
+asserted below follow from the burst counts, not from how fast the reader
+happened to be."""
 
 import pytest
 
 from sidebyside.harness import needs_root, needs_tracefs, tracepoint_id
+from sidebyside.records import WORKLOADS
 
-# Runs after the prelude. `child(body)` forks a process that waits for a
-# byte on a pipe, runs body, and exits; `go()` releases it. `pump()` polls
-# and reads every CPU's ring until the child is gone and the rings are dry,
-# and returns per-class tallies, checking each record as it goes.
-WORKLOAD = r"""
+# Runs after the prelude and the workloads' common code (Bursts: the
+# handshake between a writer's bursts and the reader). `child(body)` forks a
+# process that waits for a byte on a pipe, runs body, and exits; `go()`
+# releases it. `pump()` polls and reads every CPU's ring until the child is
+# gone and the rings are dry, and returns per-class tallies, checking each
+# record as it goes.
+WORKLOAD = (WORKLOADS / "common.py").read_text() + r"""
 import os, time
 PAGE = os.sysconf("SC_PAGE_SIZE")
 cpus = perf.cpu_map()
@@ -44,23 +55,17 @@ def record_size(ev, sample_words):
         return 8 + 16 + 8 * trailer_words
     return 8 + 24 + 8 * trailer_words   # throttle/unthrottle
 
-def pump(el, pid, check, sample_words, budget=60.0, done=None):
-    # Until done() (a blocking read, here run in a thread) returns, or else
-    # until the child exits; then until a pass over the rings finds nothing.
+def pump(el, pid, check, sample_words, budget=120.0, bursts=None):
+    # Until the child has exited and a pass over the rings finds nothing.
     t = {"samples": 0, "lost_records": 0, "lost": 0, "throttle": 0, "other": [],
          "bytes": 0, "bad": []}
     exited = False
-    if done is not None:
-        import threading
-        finished = threading.Event()
-        threading.Thread(target=lambda: (done(), finished.set()), daemon=True).start()
+    if bursts is not None:
+        bursts.first()
     deadline = time.monotonic() + budget
     while time.monotonic() < deadline:
         if not exited:
-            if done is not None:
-                exited = finished.is_set()
-            else:
-                exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+            exited = os.waitpid(pid, os.WNOHANG)[0] == pid
         el.poll(timeout=10)
         got = 0
         for cpu in cpus:
@@ -83,7 +88,12 @@ def pump(el, pid, check, sample_words, budget=60.0, done=None):
                     t["other"].append(repr(ev))
         if exited and got == 0:
             break
+        if bursts is not None:
+            bursts.after_pass()
     t["unmatched"] = el.unmatched
+    t["bursts"] = bursts.count if bursts is not None else 0
+    if bursts is not None:
+        bursts.release()
     return t
 """
 
@@ -99,23 +109,22 @@ def test_lost_counts_add_up_exactly(run_ok, figures):
 
     The kernel reports lost records in a LOST record written before the next
     record that fits into that CPU's ring, so losses at the very end of a
-    burst stay pending until the ring is written again: after the burst the
-    child waits until the rings are drained and makes one more call on every
-    CPU, whose samples flush them. N counts those calls."""
+    burst stay pending until the ring is written again: after the last burst
+    the child waits until the rings are drained and makes one more call on
+    every CPU, whose samples flush them. N counts those calls."""
     n = 600_000
     got = run_ok(WORKLOAD + f"""
 N = {n}
 trailer_words = 3      # sample_id_all: TID, TIME, CPU
-burst_done, drained = os.pipe(), os.pipe()
+bursts = Bursts()
 def body():
-    # Bursts of 500 (7 rings' worth) with 1 ms pauses: each burst overflows
-    # the ring, each pause lets the reader empty it.
+    # Bursts of 500 on one CPU (7 rings' worth: each overflows the ring).
+    os.sched_setaffinity(0, {{min(online)}})
     for i in range(N - len(online)):
         os.getppid()
         if i % 500 == 499:
-            time.sleep(0.001)
-    os.write(burst_done[1], b"d")
-    os.read(drained[0], 1)
+            bursts.end()
+    bursts.end()
     for cpu in sorted(online):
         os.sched_setaffinity(0, {{cpu}})
         os.getppid()
@@ -136,24 +145,21 @@ def check(ev, cpu):
     if ev.common_pid != pid or ev.__syscall_nr != 110:
         return "payload"
 go()
-t = pump(el, pid, check, sample_words=3, done=lambda: os.read(burst_done[0], 1))
-os.write(drained[1], b"g")
-t2 = pump(el, pid, check, sample_words=3)
-for k in ("samples", "lost_records", "lost", "throttle", "bytes"):
-    t[k] += t2[k]
-t["bad"] += t2["bad"]
-t["other"] += t2["other"]
+t = pump(el, pid, check, sample_words=3, bursts=bursts)
 t["N"] = N
+t["cpus"] = len(online)
 t["ring"] = PAGE
 result(t)
-""", timeout=180)
+""", timeout=300)
     wraps = got["bytes"] // got["ring"]
     figures(generated=got["N"], read=got["samples"], lost=got["lost"],
             lost_records=got["lost_records"], ring_bytes=got["ring"], wraps=wraps)
     assert got["bad"] == [] and got["other"] == [], got
     assert got["unmatched"] == 0
+    assert got["bursts"] == (n - got["cpus"]) // 500 + 1, got     # every handshake made
     assert got["lost_records"] > 0 and got["lost"] > 0, got
     assert got["samples"] + got["lost"] == got["N"], got
+    # Each of the ~1200 bursts of 500 left at least a ring less one record.
     assert wraps >= 1000, got
 
 
@@ -161,13 +167,20 @@ result(t)
 def test_cpu_clock_overload(run_ok, figures):
     """cpu-clock every 10 µs on a busy child (the kernel throttles it too):
     lost and throttle records come through as their classes, every sample
-    is the child's, times never go backwards on a CPU."""
+    is the child's, times never go backwards on a CPU. The child spins in
+    25 bursts of 20 ms of its own CPU time (~2000 samples each, ~200 even if
+    the kernel has lowered perf_event_max_sample_rate to 10000), on one CPU,
+    into a ring of 73."""
     got = run_ok(WORKLOAD + """
 trailer_words = 4      # sample_id_all: TID, TIME, ID, CPU
+bursts = Bursts()
 def body():
-    end = time.monotonic() + 3
-    while time.monotonic() < end:
-        pass
+    os.sched_setaffinity(0, {max(online)})
+    for _ in range(25):
+        start = time.process_time()
+        while time.process_time() - start < 0.02:
+            pass
+        bursts.end()
 pid, go = child(body)
 ev = perf.evsel(type=perf.TYPE_SOFTWARE, config=perf.COUNT_SW_CPU_CLOCK, sample_period=10000,
                 freq=0, sample_type=perf.SAMPLE_IP | perf.SAMPLE_TID | perf.SAMPLE_TIME |
@@ -188,14 +201,17 @@ def check(ev, cpu):
         return "time went back"
     last[cpu] = ev.sample_time
 go()
-t = pump(el, pid, check, sample_words=6)
+t = pump(el, pid, check, sample_words=6, bursts=bursts)
 t["ring"] = PAGE
 result(t)
-""", timeout=120)
+""", timeout=180)
     wraps = got["bytes"] // got["ring"]
     figures(read=got["samples"], lost=got["lost"], lost_records=got["lost_records"],
             throttle=got["throttle"], wraps=wraps)
     assert got["bad"] == [] and got["other"] == [], got
+    assert got["bursts"] == 25, got
+    # At least a ring's worth (73 records, a few of them lost or throttle
+    # records) after each burst.
     assert got["samples"] > 1000, got
     assert got["lost_records"] > 0 and got["lost"] > 0, got
 
@@ -204,7 +220,10 @@ result(t)
 @needs_tracefs
 def test_sched_switch_overload(run_ok, figures):
     """System-wide sched_switch with two processes ping-ponging a byte over
-    pipes: every sample decodes its tracepoint fields."""
+    pipes: every sample decodes its tracepoint fields. The ping-pong goes
+    in 1250 bursts of 200 round trips: at least one of the two blocks in
+    each round trip, so a burst makes at least 200 switches, 100 on some
+    CPU, whose 4 KiB ring holds 39."""
     tp = tracepoint_id("sched", "sched_switch")
     got = run_ok(WORKLOAD + f"""
 trailer_words = 3
@@ -228,21 +247,25 @@ def check(ev, cpu):
         return "comm"
     if ev.prev_pid < 0 or ev.next_pid < 0:
         return "pid"
+bursts = Bursts()
 go()
 ping = os.fork()
 if ping == 0:
-    for _ in range(250000):
+    for i in range(250000):
         os.write(a[1], b"x")
         os.read(b[0], 1)
+        if i % 200 == 199:
+            bursts.end()
     os._exit(0)
-t = pump(el, pid, check, sample_words=3)
+t = pump(el, pid, check, sample_words=3, bursts=bursts)
 os.waitpid(ping, 0)
 t["ring"] = PAGE
 result(t)
-""", timeout=180)
+""", timeout=300)
     wraps = got["bytes"] // got["ring"]
     figures(read=got["samples"], lost=got["lost"], lost_records=got["lost_records"], wraps=wraps)
     assert got["bad"] == [] and got["other"] == [], got
+    assert got["bursts"] >= 1249, got   # the last may end after the reader stopped
     assert got["samples"] > 10000, got
     assert got["lost_records"] > 0 and got["lost"] > 0, got
     assert wraps >= 1000, got

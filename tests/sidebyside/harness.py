@@ -6,7 +6,9 @@ tracefs helpers). Everything here is plain functions; no pytest fixtures.
 """
 
 import atexit
+import contextlib
 import dataclasses
+import fcntl
 import glob
 import json
 import os
@@ -175,9 +177,61 @@ def effective(which):
     return which
 
 
-def env_for(which):
-    """The environment that makes `import perf` load `which`."""
-    return c_env() if which == "c" else ours_env(staged())
+def env_for(which, user=None):
+    """The environment that makes `import perf` load `which` (as `user`)."""
+    if which == "c":
+        return c_env()
+    return ours_env(staged() if user is None else readable_root())
+
+
+_readable = {}
+
+
+def readable_root():
+    """A copy of the staged root that every user can read, for runs as
+    another user: the staged root sits in the clone, which may be private
+    (a clone under `mktemp -d` or /root is mode 0700), and a user who cannot
+    enter it would import some other `perf` instead. The copy is a fresh
+    directory under the system's temporary directory, mode 0755, removed when
+    the session ends."""
+    if "root" not in _readable:
+        top = tempfile.mkdtemp(prefix="perf-test-readable-")
+        atexit.register(shutil.rmtree, top, ignore_errors=True)
+        os.chmod(top, 0o755)
+        root = Path(top) / "root"
+        shutil.copytree(staged(), root, symlinks=True)
+        _readable["root"] = root
+    return _readable["root"]
+
+
+def as_user(user):
+    """The command prefix that runs a program as uid and gid `user`."""
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+
+
+_usable = {}
+
+
+def user_can_import(which, user, python):
+    """None if `python` run as `user` imports `which` (the staged copy for
+    ours, Debian's C module for "c"), else why not (the test then skips: it
+    cannot test the module it is about)."""
+    key = (which, user, python)
+    if key not in _usable:
+        probe = "import os, perf; print(os.path.realpath(perf.__file__))"
+        env = env_for(which, user)
+        want = (os.path.realpath(readable_root()) + os.sep if which == "ours" else C_MODULE_PREFIX)
+        try:
+            p = subprocess.run([*as_user(user), python, "-c", probe], env=env,
+                               cwd=readable_root().parent, capture_output=True, text=True,
+                               timeout=60)
+            out = (p.stdout + p.stderr).strip()
+            ok = p.returncode == 0 and p.stdout.startswith(want)
+        except (OSError, subprocess.SubprocessError) as e:
+            out, ok = str(e), False
+        _usable[key] = None if ok else (
+            f"uid {user} running {python} cannot import the {which} module from {want}: {out[-300:]}")
+    return _usable[key]
 
 
 def python_for(which):
@@ -190,24 +244,33 @@ def run_python(which, code, *, timeout=60, python=None, user=None,
                args=(), env=None, prelude=True, wrapper=()):
     """Runs `code` (fed on stdin, after the prelude) under one module.
 
-    `user` runs it as that uid/gid (setpriv); `python` overrides the
-    interpreter (e.g. /usr/bin/python3 for ours too); `env` adds variables;
-    `wrapper` is a command prefix (e.g. strace).
+    `user` runs it as that uid/gid (setpriv), with our module from
+    readable_root(); it skips the test if that user cannot import the module
+    (user_can_import). `python` overrides the interpreter (e.g.
+    /usr/bin/python3 for ours too: pyenv's is under /root); `env` adds
+    variables; `wrapper` is a command prefix (e.g. strace).
     """
     which = effective(which)
-    full_env = env_for(which)
+    python = python or python_for(which)
+    cwd = None
+    if user is not None:
+        reason = user_can_import(which, user, python)
+        if reason:
+            pytest.skip(reason)
+        cwd = readable_root().parent   # the clone may be closed to `user`
+    full_env = env_for(which, user)
     full_env["PERF_TEST_MODULE"] = which
     if env:
         full_env.update(env)
-    cmd = [*wrapper, python or python_for(which), "-", *args]
+    cmd = [*wrapper, python, "-", *args]
     if user is not None:
-        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+        cmd = [*as_user(user), *cmd]
     source = (PRELUDE + "\n" + code) if prelude else code
     with tempfile.TemporaryFile() as out:
         full_env["PERF_TEST_RESULT_FD"] = str(out.fileno())
         try:
             p = subprocess.run(cmd, input=source, env=full_env, capture_output=True, text=True,
-                               timeout=timeout, pass_fds=(out.fileno(),))
+                               timeout=timeout, pass_fds=(out.fileno(),), cwd=cwd)
         except subprocess.TimeoutExpired as e:
             pytest.fail(f"{which}: timed out after {timeout}s\n--- stderr:\n{e.stderr}\n"
                         f"--- stdout:\n{e.stdout}")
@@ -223,6 +286,41 @@ def staged():
     if "error" in _staged:
         pytest.fail(_staged["error"], pytrace=False)
     return _staged["root"]
+
+
+# One lock for every test session on the machine (clones and worktrees alike).
+SYSCTL_LOCK = os.path.join("/run/lock" if os.path.isdir("/run/lock") else tempfile.gettempdir(),
+                           "perf-python-tests-sysctl.lock")
+
+
+@contextlib.contextmanager
+def sysctl(name):
+    """Yields set(value) for /proc/sys/<name> (dots for slashes) and restores
+    the value it had when the block ends. Test sessions on this machine take
+    turns on a lock file, so no session saves another's temporary value as
+    the one to restore. Skips without root, or if the kernel refuses the
+    value (the test cannot set up what it is about)."""
+    if os.geteuid() != 0:
+        pytest.skip(f"needs root to change {name}")
+    path = "/proc/sys/" + name.replace(".", "/")
+    with open(SYSCTL_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(path) as f:
+            orig = f.read().strip()
+
+        def write(value):
+            with open(path, "w") as f:
+                f.write(str(value))
+
+        def set_value(value):
+            try:
+                write(value)
+            except OSError as e:
+                pytest.skip(f"the kernel refuses {name} = {value}: {e}")
+        try:
+            yield set_value
+        finally:
+            write(orig)
 
 
 def tracefs():

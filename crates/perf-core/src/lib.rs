@@ -35,6 +35,7 @@ pub mod perf_data;
 pub mod record;
 pub mod ring;
 pub mod session;
+pub mod symbol;
 pub mod sys;
 pub mod syscalltbl;
 pub mod threadmap;

@@ -12,7 +12,7 @@
 //! | `pipe.data` | `perf record -o - > pipe.data` (attrs, features, tracing data as records) |
 //! | `pz.data` | `perf record -z -o - > pz.data` (compressed pipe mode) |
 //! | `th.data/` | `--threads` (a directory of `data.N` files) |
-//! | `stat.data` | `perf stat record -I 10` |
+//! | `stat.data` | `perf stat record -I 10` (a workload of at least 200 ms) |
 //!
 //! The oracles: `perf script -D` (every record: offset, size, type, time;
 //! every sample: pid, tid, ip, period, addr and the thread's comm),
@@ -149,6 +149,9 @@ fn files() -> Option<&'static Files> {
                     "--",
                     w,
                     "5000",
+                    // At least 200 ms, so the 10 ms interval makes rounds
+                    // however fast the machine runs the 5000 rounds.
+                    "200",
                 ],
             );
             Some(Files { dir })

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The shared frame of the hand-made C entry points (fast_method.rs,
-//! tracepoint_sample.rs): Rust results become a new reference or NULL with
-//! the exception set, and no panic unwinds into the interpreter.
+//! The frame of the hand-made C entry points (tracepoint_sample.rs): Rust
+//! results become a new reference or NULL with the exception set, and no
+//! panic unwinds into the interpreter.
 #![allow(unsafe_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -107,7 +107,7 @@ event_class!(TaskEvent, "task_event", "perf task (fork/exit) event object.",
 event_class!(ThrottleEvent, "throttle_event", "perf throttle event object.",
     rw { time: u64 = "timestamp", id: u64 = "event id", stream_id: u64 = "event stream id" }
     ro {}
-    hidden {});
+    hidden { trailer_word: u64 });
 event_class!(ReadEvent, "read_event", "perf read event object.",
     rw { pid: u32 = "event pid", tid: u32 = "event tid" }
     ro { values: Vec<u64> = "counter values" }
@@ -234,6 +234,10 @@ impl ThrottleEvent {
             ..Default::default()
         }
     }
+    /// The C module's text, which reads the record one u64 late: `id` shows
+    /// as `time`, `stream_id` as `id`, the trailer's first word as
+    /// `stream_id` (perf-core's `parse_throttle`). A member set from Python
+    /// shows where C shows it: `e.id = 5` changes the printed `time`.
     fn __repr__(&self) -> String {
         format!(
             "{{ type: {}throttle, time: {}, id: {}, stream_id: {} }}",
@@ -242,9 +246,9 @@ impl ThrottleEvent {
             } else {
                 "un"
             },
-            self.time,
             self.id,
-            self.stream_id
+            self.stream_id,
+            self.trailer_word
         )
     }
 }
@@ -706,9 +710,10 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             time,
             id,
             stream_id,
+            trailer_word,
         } => {
             let mut e = ThrottleEvent::with_sample(t, s);
-            (e.time, e.id, e.stream_id) = (time, id, stream_id);
+            (e.time, e.id, e.stream_id, e.trailer_word) = (time, id, stream_id, trailer_word);
             Py::new(py, e)?.into_any()
         }
         Body::Read { pid, tid, values } => {

@@ -61,31 +61,6 @@ impl PyEvlist {
         Ok(None)
     }
 
-    /// `evlist.read_on_cpu(cpu)`: the next event of the ring of `cpu`, or
-    /// None. The method itself (argument parsing, calling convention) is in
-    /// fast_method.rs.
-    #[inline(always)]
-    pub fn read_on_cpu(&self, py: Python<'_>, cpu: i32) -> PyResult<Option<Py<PyAny>>> {
-        let mut guard = self.inner();
-        let Inner {
-            core,
-            evsels,
-            cache,
-        } = &mut *guard;
-        // The closure hands back a pointer-sized value and parks a Python
-        // error aside: the per-event path then moves no large Result around.
-        let mut failed = None;
-        let out = core.read_on_cpu_with(cpu, |rec| {
-            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
-                .map_err(|e| failed = Some(e))
-                .ok()
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        Ok(out.map_err(PerfError::from)?.flatten())
-    }
-
     fn inner(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -190,6 +165,36 @@ impl PyEvlist {
             list.append(open.bind(py).call((fd, "r"), Some(&kwargs))?)?;
         }
         Ok(list)
+    }
+
+    /// reads an event.
+    // The next event of the ring of `cpu`, or None.
+    #[pyo3(signature = (cpu, sample_id_all=1), text_signature = "($self, /, cpu, sample_id_all=1)")]
+    fn read_on_cpu(
+        &self,
+        py: Python<'_>,
+        cpu: i32,
+        sample_id_all: i32,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let _ = sample_id_all; // parsed and ignored, as in the C module
+        let mut guard = self.inner();
+        let Inner {
+            core,
+            evsels,
+            cache,
+        } = &mut *guard;
+        // The closure hands back a pointer-sized value and parks a Python
+        // error aside: the per-event path then moves no large Result around.
+        let mut failed = None;
+        let out = core.read_on_cpu_with(cpu, |rec| {
+            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+                .map_err(|e| failed = Some(e))
+                .ok()
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(out.map_err(PerfError::from)?.flatten())
     }
 
     /// An iterator over every event now in the rings, ring after ring (the

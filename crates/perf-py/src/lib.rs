@@ -13,14 +13,13 @@
 //! | module | what | why not pyo3's own machinery |
 //! |---|---|---|
 //! | `module.rs` | the single-phase `PyInit_perf` | pyo3's `#[pymodule]` is multi-phase, which Ubuntu's wrapper cannot load (docs/design.md) |
-//! | `fast_method.rs` | `evlist.read_on_cpu` as a `METH_FASTCALL` descriptor | a pyo3 method with the C module's argument errors is `METH_VARARGS`: +24 % instructions per event |
 //! | `tracepoint_sample.rs` | a class per tracepoint format, with a getset per field and a `tp_getattro` that answers the members first | pyo3 cannot make classes at run time; without the `tp_getattro`, +14 % per event on a loop reading four members |
 //! | `memory_view.rs` | a read-only memoryview of a Rust buffer | without it `read_columns()` makes a `bytes` per column and call: +6 % instructions, and page faults that cost ~40 % of its events/s |
-//! | `c_entry.rs` | the frame of the C entry points above | (no panic unwinds into CPython) |
+//! | `c_entry.rs` | the frame of `tracepoint_sample.rs`'s C entry points | (no panic unwinds into CPython) |
 //!
 //! One more speed trick is safe code: `recycler.rs` refills event objects
 //! nobody holds (it reads their reference count), without which the
-//! `read_on_cpu` loop costs +64 % per event. The figures are
+//! `read_on_cpu` loop costs +61 % per event. The figures are
 //! `benchmarks/instructions.sh`'s (docs/performance.md).
 #![deny(unsafe_code)]
 
@@ -39,7 +38,6 @@ mod evlist;
 mod evsel;
 mod evsel_args;
 mod evsel_name;
-mod fast_method;
 mod functions;
 mod memory_view;
 mod module;

@@ -16,7 +16,6 @@ use crate::thread_map::PyThreadMap;
 fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("evlist", PyEvlist::type_object(py))?;
-    crate::fast_method::install(py)?;
     m.add("evsel", PyEvsel::type_object(py))?;
     crate::events::add_to(m)?;
     m.add(

@@ -5,8 +5,8 @@
 //! The classic loop (`ev = evlist.read_on_cpu(cpu)`) drops the event from two
 //! calls ago, so when nothing else holds it (refcount 1: only this cache) it
 //! is refilled instead of allocating a new object, like CPython's own free
-//! lists. Measured (`benchmarks/instructions.sh`): 1884 instructions per
-//! event on the `read_on_cpu` loop, 3099 (+64 %) allocating each event.
+//! lists. Measured (`benchmarks/instructions.sh`): 2024 instructions per
+//! event on the `read_on_cpu` loop, 3262 (+61 %) allocating each event.
 
 use std::sync::Arc;
 

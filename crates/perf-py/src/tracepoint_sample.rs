@@ -17,8 +17,8 @@
 //! the members' names — what a consumer reads most. Formats with a field
 //! named like a member keep the generic lookup, so that the field shadows the
 //! member. Measured (`benchmarks/instructions.sh`): the `read_on_cpu` loop
-//! reading `type` and three members costs 2867 instructions per event with
-//! this `tp_getattro`, 3276 (+14 %) with the generic lookup and pyo3's
+//! reading `type` and three members costs 3006 instructions per event with
+//! this `tp_getattro`, 3413 (+14 %) with the generic lookup and pyo3's
 //! getters.
 //!
 //! pyo3 makes classes at compile time only, hence `PyType_FromSpecWithBases`

@@ -2,6 +2,7 @@
 # Shared by the workloads: run after the prelude, in the same namespace, under
 # either module. Records are handed back as dicts of their members.
 import os
+import select
 import sys
 import time
 
@@ -63,3 +64,41 @@ def set_comm(name):
     """Renames this thread (a COMM record, without exec)."""
     with open("/proc/self/comm", "w") as f:
         f.write(name)
+
+
+class Bursts:
+    """A writer that makes records in bursts, each far bigger than a ring,
+    and a reader that empties the rings after each: the writer calls end()
+    after a burst and waits there until a whole pass of the reader over the
+    rings has begun after the burst ended (so that pass read what the burst
+    left). The reader calls first() before reading at all (the first burst
+    thus overflows the ring: a loss the kernel must report) and after_pass()
+    after each pass. On any schedule, then, every burst leaves at least a
+    ring's worth to read. Made before the fork: both sides share its pipes."""
+
+    def __init__(self):
+        self.ended_r, self.ended_w = os.pipe()
+        self.go_r, self.go_w = os.pipe()
+        self.pending = False
+        self.count = 0
+
+    def end(self):
+        os.write(self.ended_w, b"e")
+        os.read(self.go_r, 1)
+
+    def first(self):
+        os.read(self.ended_r, 1)
+        self.pending = True
+
+    def after_pass(self):
+        if self.pending:
+            self.pending = False
+            self.count += 1
+            os.write(self.go_w, b"g")
+        elif select.select([self.ended_r], [], [], 0)[0]:
+            os.read(self.ended_r, 1)
+            self.pending = True
+
+    def release(self):
+        """The reader is done: a writer still in end() may finish."""
+        os.write(self.go_w, b"g")

@@ -1,12 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # cpu-clock sampling of a busy child pinned to one CPU, per thread. Variants
-# (argv[1]): "cpu-clock" (period 100 us, default ring) and "lost" (a one-page
-# ring, the fastest period, and a reader that starts late: the kernel must
-# report lost records).
+# (argv[1]): "cpu-clock" (period 100 us, default ring), "lost" (a one-page
+# ring, the fastest period, and a child that spins in bursts of far more
+# samples than the ring holds, the first before the reader starts: the kernel
+# must report lost records, and every burst leaves a ring's worth to read,
+# see Bursts in common.py) and "throttle" (the fastest period, run by a test
+# that has lowered kernel.perf_event_max_sample_rate below it: throttle
+# records).
 variant = sys.argv[1] if len(sys.argv) > 1 else "cpu-clock"
 lost = variant == "lost"
-period = 10000 if lost else 100000
-duration = 0.6 if lost else 0.3
+period = 100000 if variant == "cpu-clock" else 10000
+# The child spins for this much of its own CPU time (not wall time: on a busy
+# machine it gets a fraction of a CPU), so the number of samples the kernel
+# takes does not depend on the load: in one burst, or for the lost variant in
+# 30 bursts of 20 ms, ~2000 samples each at 10 us (~200 even if the kernel
+# has lowered perf_event_max_sample_rate to 10000), where the one-page ring
+# holds 85.
+bursts_of = [0.02] * 30 if lost else [0.3]
+bursts = Bursts()
 cpu = list(perf.cpu_map())[-1]
 
 # The child is pinned (and says so) before the evsel is opened: every sample
@@ -19,10 +30,12 @@ if child == 0:
     os.sched_setaffinity(0, {cpu})
     os.write(ready_w, b"r")
     os.read(r, 1)
-    end = time.monotonic() + duration
-    n = 0
-    while time.monotonic() < end:
-        n += 1
+    for seconds in bursts_of:
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            pass
+        if lost:
+            bursts.end()
     os._exit(0)
 os.close(r)
 os.read(ready_r, 1)
@@ -38,14 +51,14 @@ evlist.add(evsel)
 evlist.mmap(pages=1) if lost else evlist.mmap()
 os.write(w, b"go")
 if lost:
-    time.sleep(0.15)
+    bursts.first()
 
 counts, samples, others = {}, [], []
 # Every sample is checked, not just the kept ones: with the one-page ring
 # most records cross its end at some point.
 bad, last_time, backwards = [], 0, 0
 exited = False
-deadline = time.monotonic() + 10
+deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
     evlist.poll(timeout=50)
     got = False
@@ -71,5 +84,9 @@ while time.monotonic() < deadline:
         exited = os.waitpid(child, os.WNOHANG)[0] == child
     elif not got:
         break
+    if lost:
+        bursts.after_pass()
+if lost:
+    bursts.release()
 result({"child": child, "cpu": cpu, "period": period, "counts": counts, "samples": samples,
-        "others": others, "bad": bad, "backwards": backwards})
+        "others": others, "bad": bad, "backwards": backwards, "bursts": bursts.count})

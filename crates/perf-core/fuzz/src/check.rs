@@ -205,6 +205,7 @@ fn body_values(body: &Body, e: &Expect, len: usize) {
                 time,
                 id,
                 stream_id,
+                ..
             },
         ) => {
             assert_eq!(

@@ -90,6 +90,10 @@ pub enum Body {
         id: u64,
         /// `stream_id`.
         stream_id: u64,
+        /// The u64 after `stream_id`: the first word of the `sample_id`
+        /// trailer, 0 when the record ends at `stream_id`. The C module's
+        /// repr prints it as `stream_id` (see [`parse_throttle`]).
+        trailer_word: u64,
     },
     /// `PERF_RECORD_READ`.
     Read {
@@ -163,7 +167,7 @@ pub(crate) fn parse_body(
         PERF_RECORD_LOST => parse_lost(&mut c, out),
         PERF_RECORD_COMM => parse_comm(&mut c, body, out),
         PERF_RECORD_EXIT | PERF_RECORD_FORK => parse_task(&mut c, out),
-        PERF_RECORD_THROTTLE | PERF_RECORD_UNTHROTTLE => parse_throttle(&mut c, out),
+        PERF_RECORD_THROTTLE | PERF_RECORD_UNTHROTTLE => parse_throttle(&mut c, record, out),
         PERF_RECORD_READ => parse_read_record(&mut c, read_format, out),
         PERF_RECORD_SWITCH | PERF_RECORD_SWITCH_CPU_WIDE => {
             parse_switch(record, out);
@@ -272,14 +276,24 @@ fn parse_task(c: &mut Cursor<'_>, out: &mut Body) -> Result<()> {
 // 	u64				stream_id;
 // 	struct sample_id		sample_id;
 // };
-fn parse_throttle(c: &mut Cursor<'_>, out: &mut Body) -> Result<()> {
+/// Quirk kept on purpose: the C module's repr reads the record one u64 late
+/// (`&header + 1` cast to a struct that starts with the header), so it prints
+/// `id` as `time`, `stream_id` as `id` and the word after the record's fields
+/// as `stream_id`; its members are right. That word is the first of the
+/// `sample_id` trailer, read here from the uncut record; when the record has
+/// none the C module reads the tail of its copy, we give 0.
+fn parse_throttle(c: &mut Cursor<'_>, record: &[u8], out: &mut Body) -> Result<()> {
     let time = c.u64("time")?;
     let id = c.u64("id")?;
     let stream_id = c.u64("stream_id")?;
+    let trailer_word = Cursor::new(record, c.pos(), "PERF_RECORD_THROTTLE")
+        .u64("sample_id")
+        .unwrap_or(0);
     *out = Body::Throttle {
         time,
         id,
         stream_id,
+        trailer_word,
     };
     Ok(())
 }

@@ -108,10 +108,19 @@ pub fn workload(dir: &Path) -> PathBuf {
         r#"#include <stdlib.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <time.h>
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+/* work N [MS]: N rounds of a syscall and some arithmetic, going on for at
+ * least MS milliseconds of wall time (for interval counting). */
 int main(int argc, char **argv) {
     long n = argc > 1 ? atol(argv[1]) : 1000;
+    double until = now() + (argc > 2 ? atol(argv[2]) : 0) / 1e3;
     volatile long x = 0;
-    for (long i = 0; i < n; i++) { getppid(); for (int j = 0; j < 2000; j++) x += j; }
+    for (long i = 0; i < n || now() < until; i++) { getppid(); for (int j = 0; j < 2000; j++) x += j; }
     pid_t p = fork();
     if (p == 0) { execl("/bin/true", "true", (char *)0); _exit(1); }
     waitpid(p, 0, 0);

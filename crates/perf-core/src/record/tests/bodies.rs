@@ -201,10 +201,20 @@ fn fork_exit_throttle_unthrottle_lost_lost_samples() {
             Body::Throttle {
                 time: 5,
                 id: 6,
-                stream_id: 7
+                stream_id: 7,
+                trailer_word: 11 | 12 << 32, // the trailer's pid, tid
             }
         );
         assert_eq!(rec.sample, s);
+        // No trailer: nothing after stream_id.
+        let bare = info_with(EXAMPLE_TYPE, 0, false);
+        let bytes = record(t, 0, &bare, &Sample::new(&bare), |w| {
+            w.u64(5).u64(6).u64(7);
+        });
+        let Body::Throttle { trailer_word, .. } = parse(&bytes, &bare).unwrap().body else {
+            panic!()
+        };
+        assert_eq!(trailer_word, 0);
     }
     let bytes = record(PERF_RECORD_LOST, 0, &info, &s, |w| {
         w.u64(0xc5).u64(0x553b);
