@@ -60,6 +60,10 @@ SPECS = {
     "pipe": (["record", "-e", RW_EVENTS + ",page-faults/period=1/"], ["workload", "rw"], "pipe"),
     "threads": (["record", "--threads", "-e", SW_EVENTS, "-P", "--sample-cpu"],
                 ["workload", "sw"], "file"),
+    # Data address, physical address, weight (WEIGHT_STRUCT in 6.1) and
+    # data source sampled.
+    "mem": (["record", "-d", "--phys-data", "-W", "-e", "page-faults/period=1/"],
+            ["workload", "sw"], "file"),
     "nt": (["record", "--no-timestamp", "-e", "page-faults/period=1/"], ["workload", "sw"], "file"),
     "stat": (["stat", "record", "-e", "task-clock,context-switches,page-faults"],
              ["workload", "sw"], "file"),

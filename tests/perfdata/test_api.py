@@ -307,6 +307,102 @@ def test_context_switch_callback(perf_ours, record):
     assert {e.misc & perf_ours.RECORD_MISC_SWITCH_OUT for e in events} == {0, 8192}
 
 
+def test_tracepoint_fields_come_from_the_files_tracing_data(perf_ours, record, tmp_path):
+    """A field renamed in the file's tracing data (same length, so nothing
+    moves) is read under its new name: the format is the file's, not the
+    running system's tracefs."""
+    data = open(record("rw"), "rb").read()
+    assert data.count(b"field:size_t count;") >= 2  # sys_enter_read and _write
+    renamed = tmp_path / "renamed.data"
+    renamed.write_bytes(data.replace(b"field:size_t count;", b"field:size_t cOunt;"))
+
+    def counts(path, field):
+        out = []
+
+        def sample(s):
+            if str(s.evsel) == "evsel(syscalls:sys_enter_write)":
+                out.append(getattr(s, field, None))
+        perf_ours.session(perf_ours.data(str(path)), sample=sample).process_events()
+        return out
+    original = counts(record("rw"), "count")
+    assert original and all(isinstance(c, int) and c > 0 for c in original)
+    assert counts(renamed, "cOunt") == original
+    assert set(counts(renamed, "count")) == {None}
+
+
+# -- perf.mmap2_event (live) ------------------------------------------------------
+
+def mmap2_events(perf, mapping, **attr):
+    """The mmap2 events of this process while mapping() maps something."""
+    cpus, threads = perf.cpu_map(), perf.thread_map(os.getpid())
+    evsel = perf.evsel(type=perf.TYPE_SOFTWARE, config=perf.COUNT_SW_DUMMY, mmap=1, mmap2=1,
+                       sample_id_all=1, sample_type=perf.SAMPLE_TID, **attr)
+    evsel.open(cpus=cpus, threads=threads)
+    evlist = perf.evlist(cpus, threads)
+    evlist.add(evsel)
+    evlist.mmap()
+    kept = mapping()
+    events = []
+    for cpu in cpus:
+        while (e := evlist.read_on_cpu(cpu)) is not None:
+            if type(e) is perf.mmap2_event:
+                events.append(e)
+    evlist.close()
+    return events, kept
+
+
+def test_mmap2_event_live(perf_ours, tmp_path):
+    """MMAP2 records of a live evsel against /proc/self/maps and stat():
+    the inode form, and with attr.build_id the ELF's build id."""
+    import mmap
+    path = tmp_path / "mapped"
+    path.write_bytes(b"x" * 3 * mmap.PAGESIZE)
+
+    def map_data():
+        with open(path, "rb") as f:
+            return mmap.mmap(f.fileno(), mmap.PAGESIZE, prot=mmap.PROT_READ,
+                             flags=mmap.MAP_SHARED, offset=mmap.PAGESIZE)
+    events, kept = mmap2_events(perf_ours, map_data, mmap_data=1)
+    mine = [e for e in events if e.filename == os.path.realpath(path)]
+    assert len(mine) == 1, events
+    e = mine[0]
+    line = next(ln for ln in open("/proc/self/maps") if ln.rstrip().endswith(os.path.realpath(path)))
+    span, perms, offset, dev, inode = line.split()[:5]
+    start, end = (int(x, 16) for x in span.split("-"))
+    st = os.stat(path)
+    assert (e.type, e.pid, e.tid) == (perf_ours.RECORD_MMAP2, os.getpid(), threading.get_native_id())
+    assert (e.start, e.len, e.pgoff) == (start, end - start, int(offset, 16))
+    assert (e.maj, e.min, e.ino) == (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) == \
+        tuple(int(x, 16) for x in dev.split(":")) + (int(inode),)
+    assert (e.prot, e.flags, perms) == (mmap.PROT_READ, mmap.MAP_SHARED, "r--s")
+    assert e.build_id is None and e.misc & 0x4000 == 0  # PERF_RECORD_MISC_MMAP_BUILD_ID
+    assert repr(e) == (f"{{ type: mmap2, pid: {os.getpid()}, tid: {e.tid}, start: {start:#x}, "
+                       f"length: {end - start:#x}, offset: {int(offset, 16):#x}, flags: 0x1, "
+                       f"prot: 0x1, filename: {os.path.realpath(path)} }}")
+    kept.close()
+
+    elf = os.path.realpath(shutil.which("true"))
+    readelf = subprocess.run(["readelf", "-n", elf], capture_output=True, text=True).stdout
+    build_id = next((ln.split()[-1] for ln in readelf.splitlines() if "Build ID" in ln), None)
+    if build_id is None:
+        pytest.skip(f"{elf} has no build id")
+
+    def map_elf():
+        with open(elf, "rb") as f:
+            return mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC,
+                             flags=mmap.MAP_PRIVATE)
+    try:
+        events, kept = mmap2_events(perf_ours, map_elf, build_id=1)
+    except OSError as err:  # attr.build_id: Linux 5.12
+        pytest.skip(f"attr.build_id: {err}")
+    mine = [e for e in events if e.filename == elf]
+    assert len(mine) == 1, events
+    e = mine[0]
+    assert e.misc & 0x4000 and e.build_id.hex() == build_id
+    assert (e.maj, e.min, e.ino, e.ino_generation) == (None, None, None, None)
+    kept.close()
+
+
 # -- garbage collection ----------------------------------------------------------
 
 def test_session_callback_cycle_is_collected(perf_ours, record):

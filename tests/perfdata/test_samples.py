@@ -20,7 +20,7 @@ import pytest
 
 from perfdata import oracle
 
-ALL = ["sw", "tp_a", "syscalls", "rw", "futex", "raw_sys", "comm", "z", "pipe", "threads", "nt"]
+ALL = ["sw", "tp_a", "syscalls", "rw", "futex", "raw_sys", "comm", "z", "pipe", "threads", "nt", "mem"]
 U64_MAX = 2**64 - 1
 
 
@@ -115,6 +115,11 @@ def test_every_sample_as_perf_script_s(views, name):
         assert fields and any("fields" in o for o in ours)
     if name == "syscalls":
         assert len({o["event"] for o in ours}) >= 10, "several syscalls:* events in one file"
+    if name == "mem":
+        # sample_addr, sample_weight and sample_data_src come from the record
+        # (the data source is not perf's DATA_SRC_NONE default).
+        assert all(o["sample"]["addr"] for o in ours)
+        assert all(o["sample"]["datasrc"] not in (0, 0x5080021) for o in ours)
     if name == "nt":
         assert all(o["sample"]["time"] == U64_MAX for o in ours)
 
