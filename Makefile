@@ -7,7 +7,7 @@ KERNEL_RELEASE ?= $(shell uname -r)
 DESTDIR ?= $(CURDIR)/build/stage
 PYTHON ?= python3
 
-.PHONY: all setup build install run test test-rust test-sweep test-python test-kernels-quick test-kernels lint clean tables
+.PHONY: all setup build install run test test-rust test-sweep test-python test-wheel test-kernels-quick test-kernels lint clean tables
 
 all: build
 
@@ -23,7 +23,7 @@ install: build
 run: setup
 	@scripts/run.sh
 
-test: setup lint test-rust test-sweep test-python test-kernels-quick
+test: setup lint test-rust test-sweep test-python test-wheel test-kernels-quick
 
 test-rust:
 	cargo test --workspace --quiet
@@ -41,6 +41,13 @@ test-python: build
 	@scripts/install.sh build/test-root "$(KERNEL_RELEASE)"
 	PERF_TEST_ROOT=$(CURDIR)/build/test-root PERF_TEST_RELEASE="$(KERNEL_RELEASE)" \
 		$(PYTHON) -m pytest -q -rs --durations=15 tests --ignore=tests/kernels
+
+# The wheel (pyproject.toml, docs/packaging.md): built with the pinned maturin
+# and checked with auditwheel, installed in a fresh venv of each CPython >= 3.10
+# (tests/wheel), then the side-by-side suite (and tests/perfdata) run against
+# it in fresh venvs of the oldest and the newest (scripts/test-wheel.sh).
+test-wheel: setup
+	@scripts/test-wheel.sh
 
 # Real Debian kernels under QEMU (docs/kernels.md): one boot per kernel, every
 # check in one guest command, about 3 minutes; skips with the reason where

@@ -38,6 +38,18 @@ if ((${#need_pip[@]})); then
     "$PY" -m pip install -q --disable-pip-version-check "${need_pip[@]}"
 fi
 
+# The wheel (make test-wheel, docs/packaging.md): maturin at the version
+# pyproject.toml pins for its build backend, and auditwheel to check the result.
+maturin_pin=$(sed -n 's/^requires = \["maturin==\([^"]*\)"\]/\1/p' "$(dirname "$0")/../pyproject.toml")
+if [ "$("$PY" -m maturin --version 2>/dev/null)" != "maturin $maturin_pin" ]; then
+    say "installing maturin $maturin_pin for $PY"
+    "$PY" -m pip install -q --disable-pip-version-check "maturin==$maturin_pin"
+fi
+"$PY" -c "import auditwheel" 2>/dev/null || {
+    say "installing auditwheel for $PY"
+    "$PY" -m pip install -q --disable-pip-version-check auditwheel
+}
+
 # tracefs: tracepoint ids and formats live there.
 if [ ! -e /sys/kernel/tracing/events ]; then
     mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null \

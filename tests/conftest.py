@@ -15,6 +15,10 @@ tests/sidebyside/harness.py.
 - `ours` / `c_module`: the two `Module`s, for tests that compare them.
 - `perf_ours`: our module imported into the pytest process (fast tests).
 
+PERF_TEST_VENV=<venv> points "ours" at the module installed in a virtual
+environment (the wheel; pytest then runs under that venv's interpreter): see
+harness.ours_venv and `make test-wheel`.
+
 PERF_TEST_OURS=c runs the "ours" side under the C module too, to validate the
 tests against the oracle (see harness.oracle_self_check).
 """
@@ -27,9 +31,26 @@ import pytest
 from sidebyside import harness
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under PERF_TEST_VENV, the C module's half of the behaviour tests is
+    deselected: it does not depend on where ours is installed, and the
+    staged run has it."""
+    if harness.ours_venv() is None:
+        return
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        (drop if callspec is not None and callspec.params.get("module") == "c" else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def staged_root():
     """The root our module and loader are staged under."""
+    if harness.ours_venv() is not None:
+        pytest.skip("PERF_TEST_VENV: a test of the staged install (loader, per-ABI build)")
     root = harness.staged()
     if not (root / "usr/lib/python3/dist-packages/perf/__init__.py").exists():
         pytest.fail(f"nothing staged under {root}", pytrace=False)
@@ -73,6 +94,9 @@ def perf_ours():
     """Our module, imported into this process through the staged loader."""
     if harness.oracle_self_check():
         pytest.skip("PERF_TEST_OURS=c: the C module cannot be imported in-process")
+    venv = harness.ours_venv()
+    if venv is not None:
+        return _import_from_venv(venv)
     staged_root = harness.staged()
     pkgdir = str(staged_root / "usr/lib/python3/dist-packages")
     os.environ["PERF_PYTHON_SYSROOT"] = str(staged_root)
@@ -86,4 +110,15 @@ def perf_ours():
     import perf
     path = os.path.realpath(perf.__file__)
     assert path.startswith(root), f"imported {path}, not our staged module"
+    return perf
+
+
+def _import_from_venv(venv):
+    """Our module as this interpreter, which must be the venv's, imports it."""
+    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+        pytest.fail(f"PERF_TEST_VENV={venv}: run pytest with {venv}/bin/python "
+                    f"(this is {sys.executable}, prefix {sys.prefix})", pytrace=False)
+    import perf
+    path = os.path.realpath(perf.__file__)
+    assert path.startswith(os.path.realpath(venv) + os.sep), f"imported {path}, not our module in {venv}"
     return perf

@@ -24,10 +24,11 @@ from typing_extensions import disjoint_base
 # -- module data -------------------------------------------------------------
 
 class _BuildInfo(TypedDict):
-    kernel_release: str
-    abi: str
+    build: Literal["per-abi", "wheel"]
+    kernel_release: str | None
+    abi: str | None
     flavour: str | None
-    kernel_version: str
+    kernel_version: str | None
     attr_size: int
     build_version: str
     python_abi: str
@@ -41,9 +42,10 @@ class _LoadedBy(TypedDict):
 __version__: str
 """This build's version (the perf-py crate's)."""
 __build__: _BuildInfo
-"""What this build targets: kernel release, ABI, flavour, attr size, ..."""
+"""What this build is: a per-ABI build (the kernel release, ABI, flavour, attr
+size it targets) or the wheel (no release: one build for every kernel)."""
 __loaded_by__: _LoadedBy
-"""Set by the loader package: which file it loaded and why."""
+"""Set by the loader package or the wheel's package: which file it loaded and why."""
 
 # The extension's __all__ (what `from perf import *` takes).
 __all__ = [

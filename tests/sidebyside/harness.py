@@ -3,6 +3,15 @@
 
 Used by tests/conftest.py's fixtures and by the test modules (markers,
 tracefs helpers). Everything here is plain functions; no pytest fixtures.
+
+"Ours" is one of two installs of our module:
+- the staged one (default): the loader and the build for the running release
+  under a root (PERF_TEST_ROOT, or staged under build/pytest-root), imported
+  through the loader by any python3;
+- with PERF_TEST_VENV, a virtual environment our module is installed in (the
+  wheel: `make test-wheel`): "ours" is what that venv's interpreter imports
+  as `perf`, nothing is staged, and pytest itself runs under that interpreter
+  (the in-process `perf_ours` imports it too).
 """
 
 import atexit
@@ -69,6 +78,12 @@ def release():
     return os.environ.get("PERF_TEST_RELEASE") or os.uname().release
 
 
+def ours_venv():
+    """The virtual environment "ours" is installed in (PERF_TEST_VENV), or None."""
+    venv = os.environ.get("PERF_TEST_VENV")
+    return Path(venv) if venv else None
+
+
 _staged = {}
 
 
@@ -95,11 +110,24 @@ def _stage():
 
 def ours_env(root):
     """Environment under which any python3 imports our module."""
+    venv = ours_venv()
+    if venv is not None:
+        return venv_env(venv)
     env = dict(os.environ)
     env["PERF_PYTHON_SYSROOT"] = str(root)
     env["PERF_PYTHON_KERNEL_RELEASE"] = release()
     env["PYTHONPATH"] = str(Path(root) / "usr/lib/python3/dist-packages")
     env["PERF_TEST_ROOT"] = str(root)
+    return env
+
+
+def venv_env(venv):
+    """Environment under which the interpreter of `venv` imports the module
+    installed in it: nothing of a staged root. PERF_TEST_ROOT names the venv,
+    the directory the prelude checks our module is loaded from."""
+    drop = ("PYTHONPATH", "PYTHONHOME", "PERF_PYTHON_SYSROOT", "PERF_PYTHON_KERNEL_RELEASE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PERF_TEST_ROOT"] = str(venv)
     return env
 
 
@@ -181,6 +209,8 @@ def env_for(which, user=None):
     """The environment that makes `import perf` load `which` (as `user`)."""
     if which == "c":
         return c_env()
+    if ours_venv() is not None:
+        return venv_env(ours_venv())
     return ours_env(staged() if user is None else readable_root())
 
 
@@ -217,6 +247,10 @@ def user_can_import(which, user, python):
     ours, Debian's C module for "c"), else why not (the test then skips: it
     cannot test the module it is about)."""
     key = (which, user, python)
+    if which == "ours" and ours_venv() is not None:
+        return (f"PERF_TEST_VENV: runs as uid {user} need a copy of our module every user can "
+                "read, which a venv is not (its interpreter lives in the home of the user who made it); "
+                "the staged install's run covers them")
     if key not in _usable:
         probe = "import os, perf; print(os.path.realpath(perf.__file__))"
         env = env_for(which, user)
@@ -236,8 +270,12 @@ def user_can_import(which, user, python):
 
 def python_for(which):
     """The interpreter for `which`: Debian's for the C module (the only one
-    that sees it), the test interpreter for ours."""
-    return SYSTEM_PYTHON if which == "c" else sys.executable
+    that sees it); for ours, the venv's under PERF_TEST_VENV, else the test
+    interpreter."""
+    if which == "c":
+        return SYSTEM_PYTHON
+    venv = ours_venv()
+    return str(venv / "bin" / "python") if venv is not None else sys.executable
 
 
 def run_python(which, code, *, timeout=60, python=None, user=None,

@@ -110,7 +110,9 @@ result({"name": perf.cpu_map.__name__, "qualname": perf.cpu_map.__qualname__,
     assert got["doc"] == "cpu map object."
     assert got["repr"] == "<perf.cpu_map object"
     assert got["str_is_repr"]
-    assert got["setattr"][:2] == ["AttributeError", "'perf.cpu_map' object has no attribute 'foo'"]
+    # CPython 3.13 adds " and no __dict__ for setting new attributes".
+    assert got["setattr"][0] == "AttributeError"
+    assert got["setattr"][1].startswith("'perf.cpu_map' object has no attribute 'foo'")
     assert got["dict"][0] == "AttributeError"
     assert (got["eq"], got["self_eq"], got["hash"]) == (False, True, True)
 

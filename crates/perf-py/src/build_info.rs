@@ -16,15 +16,17 @@ pub fn manifest() -> BuildManifest {
     )
 }
 
-/// Adds `__version__` and `__build__` (a dict: kernel_release, abi, flavour,
-/// kernel_version, attr_size, build_version, python_abi), from values build.rs
-/// computed, so the import does not parse the feature table.
+/// Adds `__version__` and `__build__` (a dict: build, kernel_release, abi,
+/// flavour, kernel_version, attr_size, build_version, python_abi), from values
+/// build.rs computed, so the import does not parse the feature table. The
+/// wheel targets no release: its kernel_release and abi are None.
 pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let opt = |s: &'static str| (!s.is_empty()).then_some(s);
     let d = PyDict::new(py);
-    d.set_item("kernel_release", TARGET_RELEASE)?;
-    d.set_item("abi", env!("PERF_TARGET_ABI"))?;
+    d.set_item("build", env!("PERF_BUILD_KIND"))?;
+    d.set_item("kernel_release", opt(TARGET_RELEASE))?;
+    d.set_item("abi", opt(env!("PERF_TARGET_ABI")))?;
     d.set_item("flavour", opt(env!("PERF_TARGET_FLAVOUR")))?;
     d.set_item("kernel_version", opt(env!("PERF_TARGET_VERSION")))?;
     d.set_item(

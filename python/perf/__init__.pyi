@@ -1,0 +1,1 @@
+../../crates/perf-py/perf.pyi

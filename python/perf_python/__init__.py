@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tools of the perf-python wheel; the module itself is `perf`."""
