@@ -3,8 +3,9 @@
 Python extension (tools/perf/util/python.c).
 
 The classic API (6.1), the 6.14-6.18 additions (parse_events, evsel
-attributes, evsel.read, counts_values, pmus) and this module's own
-additions (evlist.read_all, set_abi_policy, __build__, evsel.fallbacks,
+attributes, evsel.read, counts_values, pmus), the perf.data API of 7.3 and
+the series after it (data, session, thread, stat events; docs/perfdata.md)
+and this module's own additions (evlist.read_all, set_abi_policy, __build__, evsel.fallbacks,
 keyword-only perf_event_attr fields). docs/api.md describes each item and
 what differs from the C module. tests/modern/test_stubs.py checks this file
 against the module both ways and runs mypy on it.
@@ -15,7 +16,7 @@ the loader package, which the extension replaces in sys.modules.
 
 import io
 from array import array
-from collections.abc import Iterable, KeysView
+from collections.abc import Callable, Iterable, KeysView
 from typing import Any, Final, Iterator, Literal, Self, SupportsIndex, TypedDict, final
 
 from typing_extensions import disjoint_base
@@ -48,7 +49,7 @@ __loaded_by__: _LoadedBy
 __all__ = [
     "evlist", "evsel", "mmap_event", "lost_event", "comm_event", "task_event",
     "throttle_event", "read_event", "sample_event", "tracepoint_sample_event",
-    "switch_event", "mmap2_event", "event_iterator", "sample_columns", "thread_map", "cpu_map",
+    "switch_event", "mmap2_event", "stat_event", "stat_round_event", "event_iterator", "sample_columns", "thread_map", "cpu_map",
     "TYPE_HARDWARE", "TYPE_SOFTWARE", "TYPE_TRACEPOINT", "TYPE_HW_CACHE", "TYPE_RAW",
     "TYPE_BREAKPOINT", "COUNT_HW_CPU_CYCLES", "COUNT_HW_REF_CPU_CYCLES",
     "COUNT_HW_INSTRUCTIONS", "COUNT_HW_CACHE_REFERENCES", "COUNT_HW_CACHE_MISSES",
@@ -71,7 +72,7 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
     "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
-    "counts_values", "pmu", "__version__", "__build__",
+    "counts_values", "pmu", "data", "session", "thread", "__version__", "__build__",
 ]
 
 # -- functions ---------------------------------------------------------------
@@ -441,6 +442,13 @@ class sample_event:
     sample_stream_id: int
     sample_period: int
     sample_cpu: int
+    sample_phys_addr: int
+    sample_weight: int
+    sample_data_src: int
+    sample_insn_count: int
+    """0: perf counts instructions only in samples it makes from AUX traces."""
+    sample_cyc_count: int
+    """0: perf counts cycles only in samples it makes from AUX traces."""
     type: int
     @property
     def raw_buf(self) -> bytes:
@@ -478,6 +486,44 @@ class switch_event:
     misc: int
     next_prev_pid: int
     next_prev_tid: int
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class stat_event:
+    """perf stat event object: a PERF_RECORD_STAT of `perf stat record`."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    id: int
+    cpu: int
+    thread: int
+    val: int
+    ena: int
+    run: int
+    def __new__(cls) -> Self: ...
+
+@disjoint_base
+class stat_round_event:
+    """perf stat round event object: a PERF_RECORD_STAT_ROUND."""
+    sample_ip: int
+    sample_pid: int
+    sample_tid: int
+    sample_time: int
+    sample_addr: int
+    sample_id: int
+    sample_stream_id: int
+    sample_period: int
+    sample_cpu: int
+    type: int
+    stat_round_type: int
+    time: int
     def __new__(cls) -> Self: ...
 
 _Event = (
@@ -593,6 +639,105 @@ class pmu:
     @property
     def type(self) -> int:
         """The PMU's perf_event_attr.type."""
+
+# -- perf.data files (docs/perfdata.md) ---------------------------------------
+
+class _HeaderEvent(TypedDict):
+    name: str
+    type: int
+    config: int
+    sample_type: int
+    read_format: int
+    sample_period: int
+    freq: bool
+    ids: list[int]
+
+class _HeaderBuildId(TypedDict):
+    filename: str
+    build_id: str
+    pid: int
+    misc: int
+
+class _HeaderCompressed(TypedDict):
+    type: int
+    level: int
+    ratio: int
+    mmap_len: int
+
+class _HeaderClockReference(TypedDict):
+    tod_ns: int
+    clockid_ns: int
+
+class _Header(TypedDict):
+    hostname: str | None
+    os_release: str | None
+    perf_version: str | None
+    arch: str | None
+    nr_cpus_online: int | None
+    nr_cpus_avail: int | None
+    cpu_desc: str | None
+    cpuid: str | None
+    total_mem: int | None
+    cmdline: list[str] | None
+    events: list[_HeaderEvent]
+    build_ids: list[_HeaderBuildId]
+    pmu_mappings: dict[str, int]
+    sample_time: tuple[int, int] | None
+    clockid: int | None
+    clock_reference: _HeaderClockReference | None
+    clockid_res_ns: int | None
+    compressed: _HeaderCompressed | None
+    features: tuple[str, ...]
+    pipe: bool
+
+@disjoint_base
+class data:
+    """perf data file object: a perf.data file, a `perf record --threads`
+    directory, "-" (stdin) or, with fd, the read end of a pipe."""
+    def __new__(cls, path: str = "perf.data", fd: int = -1) -> Self: ...
+    @property
+    def header(self) -> _Header:
+        """The header's features as plain values (None where the file has
+        none)."""
+
+@final
+class thread:
+    """perf thread object: a thread as session.find_thread() found it."""
+    def comm(self) -> str:
+        """Comm(and) associated with this thread."""
+    @property
+    def pid(self) -> int:
+        """process ID"""
+    @property
+    def tid(self) -> int:
+        """thread ID"""
+    @property
+    def ppid(self) -> int:
+        """parent process ID"""
+    @property
+    def cpu(self) -> int:
+        """cpu number"""
+
+@disjoint_base
+class session:
+    """perf session object: reads a perf.data input in time order."""
+    def __new__(
+        cls,
+        data: data,
+        sample: Callable[[sample_event], object] | None = None,
+        stat: Callable[[stat_event | stat_round_event, str | None], object] | None = None,
+        context_switch: Callable[[switch_event], object] | None = None,
+    ) -> Self: ...
+    def process_events(self) -> None:
+        """Iterate and process events."""
+    def find_thread(self, pid: int, tid: int = -1, /) -> thread | None:
+        """Returns the thread associated with a pid (and tid), or None."""
+    @property
+    def e_machine(self) -> int:
+        """The ELF machine (EM_*) the file was recorded on."""
+    @property
+    def is_64_bit(self) -> bool:
+        """Whether the recorded kernel is 64-bit."""
 
 # -- constants (values of include/uapi/linux/perf_event.h) --------------------
 

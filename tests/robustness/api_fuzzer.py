@@ -17,6 +17,12 @@ Two hypothesis tests:
   after open, close twice, use after close, mmap twice, re-init an evsel
   that sits in an mmapped evlist, ...), reading and poking whatever events
   come out of the rings.
+* perf.data (with PERF_FUZZ_PERF_DATA=<dir of small real perf.data files>):
+  each example reads one of the files or a corrupted copy of it (bytes
+  flipped, zeroed, cut off, repeated) through perf.data, data.header and
+  perf.session with callbacks that read every attribute of the events and
+  call find_thread; the calls fuzz also gets perf.data, perf.session,
+  session.process_events and session.find_thread with random arguments.
 
 Allowed outcomes of every call: a return value or TypeError, ValueError,
 IndexError, OverflowError, OSError (and subclasses); AttributeError only
@@ -34,10 +40,13 @@ import argparse
 import collections
 import faulthandler
 import gc
+import glob
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 
@@ -216,9 +225,21 @@ def scalars():
         st.just(perf.evsel), st.just(len), st.builds(slice, small_ints, small_ints))
 
 
+# Small real perf.data files (test_api_fuzz.py records them), and a scratch
+# directory for corrupted copies.
+PERF_DATA_DIR = os.environ.get("PERF_FUZZ_PERF_DATA")
+PERF_DATA_FILES = sorted(glob.glob(os.path.join(PERF_DATA_DIR, "*.data"))) if PERF_DATA_DIR else []
+SCRATCH = tempfile.mkdtemp(prefix="perf-fuzz-") if PERF_DATA_FILES else None
+
+
+def perf_data_objects():
+    return [st.builds(lambda f: perf.data(f), st.sampled_from(PERF_DATA_FILES))] \
+        if PERF_DATA_FILES else []
+
+
 def perf_objects():
     """Module objects, fresh each draw."""
-    return st.one_of(
+    return st.one_of(*perf_data_objects(),
         st.builds(lambda: perf.cpu_map("0")), st.builds(lambda: perf.cpu_map("")),
         st.builds(perf.cpu_map), st.builds(perf.thread_map),
         st.builds(lambda: perf.thread_map(os.getpid())),
@@ -254,13 +275,17 @@ EVSEL_KEYWORDS = EVSEL_CLASSIC + EVSEL_FLAGS + EVSEL_FIELDS
 EVSEL_SETTABLE = ["type", "size", "config", "sample_period", "sample_type", "read_format",
                   "wakeup_events", "tracking"]
 EVENT_CLASSES = ["mmap_event", "lost_event", "comm_event", "task_event", "throttle_event",
-                 "read_event", "sample_event", "switch_event", "mmap2_event"]
+                 "read_event", "sample_event", "switch_event", "mmap2_event", "stat_event",
+                 "stat_round_event"]
 EVENT_ATTRS = ["type", "misc", "pid", "ppid", "tid", "ptid", "time", "comm", "start", "len",
                "pgoff", "filename", "id", "lost", "stream_id", "next_prev_pid", "next_prev_tid",
                "sample_ip", "sample_pid", "sample_tid", "sample_time", "sample_addr",
                "sample_id", "sample_stream_id", "sample_period", "sample_cpu", "values",
                "raw_buf", "evsel", "prot", "flags", "maj", "min", "ino", "ino_generation",
-               "build_id", "prev_comm", "next_comm", "prev_pid", "common_pid", "nonexistent"]
+               "build_id", "prev_comm", "next_comm", "prev_pid", "common_pid", "nonexistent",
+               "val", "ena", "run", "cpu", "thread", "stat_round_type", "sample_phys_addr",
+               "sample_weight", "sample_data_src", "sample_insn_count", "sample_cyc_count",
+               "id", "ret", "count", "fd", "__syscall_nr", "args"]
 
 # Software events that are safe to open on a 2-CPU VM at any period.
 SW_CONFIGS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
@@ -357,6 +382,13 @@ def fd_count():
 
 def make_target(data, name):
     """A receiver for method `name` in a random (possibly odd) state."""
+    if name.startswith("session."):
+        path = data.draw(st.sampled_from(PERF_DATA_FILES), label="file")
+        session = perf.session(perf.data(path), sample=lambda e: poke_file_event(e, session),
+                               stat=lambda e, n: poke_file_event(e, None))
+        if data.draw(st.booleans(), label="processed"):
+            call("session.process_events(setup)", session.process_events)
+        return session
     cpus = perf.cpu_map()
     threads = perf.thread_map(os.getpid())
     if name.startswith("evsel."):
@@ -422,6 +454,13 @@ for _name, (_get, _kw) in NEWER.items():
     _owner, _, _attr = _name.rpartition(".")
     if hasattr(getattr(perf, _owner) if _owner else perf, _attr):
         CALLS[_name] = (_get, _kw)
+if PERF_DATA_FILES:
+    CALLS.update({
+        "data": (lambda _: perf.data, ["path", "fd"]),
+        "session": (lambda _: perf.session, ["data", "sample", "stat", "context_switch"]),
+        "session.process_events": (lambda t: t.process_events, []),
+        "session.find_thread": (lambda t: t.find_thread, []),
+    })
 EVENT_STRINGS = ["cpu-clock", "task-clock:u", "dummy", "cpu-clock,task-clock",
                  "{cpu-clock,task-clock}", "sched:sched_switch", "context-switches/period=1/",
                  "cycles", "nosuch", "", ",", "{", "cpu-clock:k:u:p", "software/cpu-clock/",
@@ -457,6 +496,77 @@ def fuzz_calls(data):
         poke(value, data)
     if name == "set_abi_policy":
         perf.set_abi_policy("default")
+
+
+FILE_READ_ERRORS = ALLOWED + (AttributeError,)
+
+
+def poke_file_event(ev, session):
+    """Reads everything of an event a session hands to a callback (no
+    call(): this runs inside process_events, under its alarm)."""
+    COUNTS["file events"] += 1
+    COUNTS[f"class {type(ev).__name__}"] += 1
+    repr(ev)
+    for attr in EVENT_ATTRS:
+        try:
+            getattr(ev, attr)
+        except FILE_READ_ERRORS as e:
+            OUTCOMES[f"file event.get: {type(e).__name__}"] += 1
+    if session is not None:
+        for args in ((ev.sample_pid, ev.sample_tid), (ev.sample_pid,), (-1, -1)):
+            t = session.find_thread(*args)
+            if t is not None:
+                (t.pid, t.tid, t.ppid, t.cpu, t.comm())
+        session.e_machine, session.is_64_bit
+
+
+def read_perf_data(path):
+    """perf.data, data.header, perf.session and process_events on `path`."""
+    ok, d = call("perf.data", perf.data, path)
+    if not ok:
+        return
+    call("data.header", getattr, d, "header")
+    call("data.str", str, d)
+    session = None
+    ok, session = call("perf.session", perf.session, d,
+                       sample=lambda e: poke_file_event(e, session),
+                       stat=lambda e, n: poke_file_event(e, None),
+                       context_switch=lambda e: poke_file_event(e, None))
+    if ok:
+        call("session.process_events", session.process_events)
+        call("session.find_thread", session.find_thread, 1)
+
+
+def corrupt(original, data):
+    """A corrupted copy of `original` (a file or a --threads directory)."""
+    src = original if os.path.isfile(original) else os.path.join(original, "data")
+    raw = bytearray(open(src, "rb").read())
+    how = data.draw(st.sampled_from(["flip", "zero", "cut", "repeat", "none"]), label="corruption")
+    if how == "flip":
+        for _ in range(data.draw(st.integers(1, 8), label="flips")):
+            at = data.draw(st.integers(0, len(raw) - 1), label="at")
+            raw[at] ^= data.draw(st.integers(1, 255), label="xor")
+    elif how == "zero":
+        at = data.draw(st.integers(0, len(raw) - 1), label="at")
+        raw[at:at + data.draw(st.integers(1, 64), label="len")] = bytes(64)[:len(raw[at:at + 64])]
+    elif how == "cut":
+        del raw[data.draw(st.integers(0, len(raw)), label="at"):]
+    elif how == "repeat":
+        at = data.draw(st.integers(0, len(raw) - 1), label="at")
+        raw[at:at] = raw[at:at + data.draw(st.integers(1, 256), label="len")]
+    dst = os.path.join(SCRATCH, "copy.data")
+    with open(dst, "wb") as f:
+        f.write(raw)
+    return dst
+
+
+@given(data=st.data())
+def fuzz_perf_data(data):
+    new_example()
+    COUNTS["perf.data examples"] += 1
+    original = data.draw(st.sampled_from(PERF_DATA_FILES), label="file")
+    path = original if data.draw(st.integers(0, 4), label="intact") == 0 else corrupt(original, data)
+    read_perf_data(path)
 
 
 def poke(value, data):
@@ -724,6 +834,8 @@ def main():
     p.add_argument("--calls", type=int, default=200, help="examples of single calls")
     p.add_argument("--orders", type=int, default=50, help="examples of call orders")
     p.add_argument("--steps", type=int, default=30, help="most steps per call-order example")
+    p.add_argument("--perf-data", type=int, default=100,
+                   help="examples of (corrupted) perf.data files (with PERF_FUZZ_PERF_DATA)")
     p.add_argument("--random", action="store_true",
                    help="new random examples (default: hypothesis' fixed derandomized sequence)")
     p.add_argument("--outcomes", action="store_true", help="print the outcome counts")
@@ -736,10 +848,16 @@ def main():
     calls_examples = COUNTS["examples"]
     if a.orders:
         run_state_machine_as_test(Orders, settings=settings_for(a.orders, a.random, a.steps))
+    order_examples = COUNTS["examples"] - calls_examples
+    if a.perf_data and PERF_DATA_FILES:
+        settings_for(a.perf_data, a.random, a.steps)(fuzz_perf_data)()
+        shutil.rmtree(SCRATCH, ignore_errors=True)
     gc.collect()
     summary = {
         "call_examples": calls_examples,
-        "order_examples": COUNTS["examples"] - calls_examples,
+        "order_examples": order_examples,
+        "perf_data_examples": COUNTS["perf.data examples"],
+        "perf_data_events": COUNTS["file events"],
         "order_steps": COUNTS["steps"],
         "calls": COUNTS["calls"],
         "events_read": COUNTS["events"],

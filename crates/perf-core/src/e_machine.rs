@@ -3,9 +3,25 @@
 //! tables (syscall names, errno names). The constants are libc's.
 
 pub use libc::{
-    EM_386, EM_AARCH64, EM_ALPHA, EM_ARM, EM_MIPS, EM_NONE, EM_PARISC, EM_PPC, EM_PPC64, EM_RISCV,
-    EM_S390, EM_SPARC, EM_SPARC32PLUS, EM_SPARCV9, EM_X86_64,
+    EM_386, EM_68K, EM_AARCH64, EM_ALPHA, EM_ARC, EM_ARM, EM_AVR, EM_CRIS, EM_IA_64, EM_M32R,
+    EM_MIPS, EM_NONE, EM_PARISC, EM_PPC, EM_PPC64, EM_RISCV, EM_S390, EM_SH, EM_SPARC,
+    EM_SPARC32PLUS, EM_SPARCV9, EM_X86_64, EM_XTENSA,
 };
+
+// The machines perf names that libc does not (values from the kernel's
+// include/uapi/linux/elf-em.h).
+/// Analog Devices Blackfin.
+pub const EM_BLACKFIN: u16 = 106;
+/// Texas Instruments MSP430.
+pub const EM_MSP430: u16 = 105;
+/// Xilinx MicroBlaze.
+pub const EM_MICROBLAZE: u16 = 189;
+/// C-SKY.
+pub const EM_CSKY: u16 = 252;
+/// LoongArch.
+pub const EM_LOONGARCH: u16 = 258;
+/// Atmel AVR32.
+pub const EM_AVR32: u16 = 0x18ad;
 
 /// The machine this module was built for (perf's `EM_HOST`).
 pub const HOST: u16 = if cfg!(target_arch = "x86_64") {

@@ -14,6 +14,10 @@
 //!   malformed file or field, an event string) become `ValueError`.
 //! * A CPU or thread outside an evsel's or evlist's maps becomes `TypeError`,
 //!   as in the C module.
+//! * A perf.data input that cannot be read becomes `OSError(errno, text,
+//!   path)`: the errno of the failed call, `EINVAL` for contents perf calls
+//!   an "incompatible file format", `EFBIG` for a decompression bomb; the
+//!   text says what is wrong and at which file offset.
 //! * A record read from a ring that cannot be parsed becomes
 //!   `OSError(EFAULT, "perf: can't parse sample: …")`, the C module's
 //!   "can't parse sample".
@@ -21,7 +25,7 @@
 //! Errors of the Python layer itself (argument types, unknown column
 //! names) are raised where they are found.
 
-use perf_core::error::strerror;
+use perf_core::error::{strerror, DataErrorKind};
 use perf_core::parse_events::ParseError;
 use perf_core::Error;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -78,8 +82,16 @@ fn core(e: Error) -> PyErr {
             PyValueError::new_err(e.to_string())
         }
         // A perf.data file that cannot be read: an OSError, which
-        // upstream's scripts catch, with the errno DataError suggests.
-        Error::PerfData(d) => oserror(d.errno(), d.to_string()),
+        // upstream's scripts catch, with the errno DataError suggests, the
+        // file as its filename and the offset in the text (not for a
+        // failed open or stat: offset 0 says nothing there).
+        Error::PerfData(d) => {
+            let text = match (&d.kind, d.offset) {
+                (DataErrorKind::Io { .. }, 0) => d.kind.to_string(),
+                (kind, offset) => format!("{kind} (at file offset {offset:#x})"),
+            };
+            PyOSError::new_err((d.errno(), text, d.path.clone()))
+        }
         Error::UnknownCpu { .. } | Error::CpuNotInMap { .. } | Error::ThreadNotInMap { .. } => {
             PyTypeError::new_err(e.to_string())
         }

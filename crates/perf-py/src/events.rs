@@ -3,8 +3,15 @@
 //! module's members (numeric ones writable, strings read-only), the common
 //! `sample_*` members, and byte-for-byte its `repr` texts.
 
+use std::sync::Arc;
+
+use perf_core::endian::Endian;
 use perf_core::evlist::RecordRef;
+use perf_core::perf_data::abi::{PERF_RECORD_STAT, PERF_RECORD_STAT_ROUND};
+use perf_core::perf_data::user::{Stat, StatRound};
 use perf_core::record::{self, Body, Mmap2File, Record, Sample, SampleMembers};
+use perf_core::session::{Event, MachineRef};
+use perf_core::tracefs::Format;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -69,6 +76,12 @@ macro_rules! event_class {
             fn set_members(&mut self, m: &SampleMembers) {
                 $(self.$attr = m.$field;)*
             }
+
+            /// Sets the sample members from a parsed sample.
+            #[inline(always)]
+            fn set_sample(&mut self, s: &Sample) {
+                $(self.$attr = s.$field;)*
+            }
         }
     };
 }
@@ -100,11 +113,23 @@ event_class!(ReadEvent, "read_event", "perf read event object.",
     ro { values: Vec<u64> = "counter values" }
     hidden {});
 event_class!(SampleEvent, "sample_event", "perf sample event object.",
-    rw {}
+    rw { sample_phys_addr: u64 = "event physical addr", sample_weight: u64 = "event weight",
+         sample_data_src: u64 = "event data source", sample_insn_count: u64 = "event instruction count",
+         sample_cyc_count: u64 = "event cycle count" }
     ro {}
-    hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>> });
+    hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>>, raw_order: Option<Endian>,
+             file: Option<FileSample> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
     rw { misc: u32 = "event misc", next_prev_pid: u32 = "next/prev pid", next_prev_tid: u32 = "next/prev tid" }
+    ro {}
+    hidden {});
+event_class!(StatEvent, "stat_event", "perf stat event object.",
+    rw { id: u64 = "event id", cpu: u32 = "event cpu", thread: u32 = "event thread",
+         val: u64 = "counter value", ena: u64 = "enabled time", run: u64 = "running time" }
+    ro {}
+    hidden {});
+event_class!(StatRoundEvent, "stat_round_event", "perf stat round event object.",
+    rw { stat_round_type: u64 = "round type", time: u64 = "round time" }
     ro {}
     hidden {});
 event_class!(Mmap2Event, "mmap2_event", "perf mmap2 event object.",
@@ -285,6 +310,40 @@ impl Mmap2Event {
     }
 }
 
+#[pymethods]
+impl StatEvent {
+    #[new]
+    fn new() -> Self {
+        StatEvent {
+            r#type: PERF_RECORD_STAT,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: stat, id: {}, cpu: {}, thread: {}, val: {}, ena: {}, run: {} }}",
+            self.id, self.cpu, self.thread, self.val, self.ena, self.run
+        )
+    }
+}
+
+#[pymethods]
+impl StatRoundEvent {
+    #[new]
+    fn new() -> Self {
+        StatRoundEvent {
+            r#type: PERF_RECORD_STAT_ROUND,
+            ..Default::default()
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "{{ type: stat_round, type: {}, time: {} }}",
+            self.stat_round_type, self.time
+        )
+    }
+}
+
 impl SampleEvent {
     /// An empty `sample_event`, as `perf.sample_event()` makes it.
     pub fn new_sample() -> Self {
@@ -329,37 +388,130 @@ impl SampleEvent {
     }
 }
 
+impl SampleEvent {
+    /// The byte order of the RAW payload's numbers (a file's tracing data
+    /// may be foreign; live samples are native).
+    pub fn raw_order(&self) -> Endian {
+        self.raw_order.unwrap_or(Endian::NATIVE)
+    }
+
+    /// What a sample read from a perf.data file keeps of its session
+    /// (`None` for live samples).
+    #[allow(dead_code)] // for what resolves symbols of file samples
+    pub fn file(&self) -> Option<&FileSample> {
+        self.file.as_ref()
+    }
+
+    /// Copies `payload` into the kept RAW buffer (reused from sample to
+    /// sample), or drops it.
+    #[inline(always)]
+    fn set_raw(&mut self, payload: Option<&[u8]>) {
+        match payload {
+            Some(p) => {
+                let raw = self.raw.get_or_insert_with(Vec::new);
+                raw.clear();
+                raw.extend_from_slice(p);
+            }
+            None => self.raw = None,
+        }
+    }
+
+    /// Points at `evsel`, keeping the reference it has when it is the same.
+    #[inline(always)]
+    fn set_evsel(&mut self, py: Python<'_>, evsel: Option<&Py<PyEvsel>>) {
+        let same_evsel = match (&self.evsel_obj, evsel) {
+            (Some(a), Some(b)) => a.is(b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same_evsel {
+            self.evsel_obj = evsel.map(|o| o.clone_ref(py));
+        }
+    }
+
+    /// The members only `sample_event` has (7.3's), from a parsed sample.
+    /// perf fills the instruction and cycle counts only in samples it
+    /// synthesizes from AUX traces: 0 here.
+    #[inline(always)]
+    fn set_extras(&mut self, x: &SampleExtras) {
+        self.sample_phys_addr = x.phys_addr;
+        self.sample_weight = x.weight;
+        self.sample_data_src = x.data_src;
+        self.sample_insn_count = 0;
+        self.sample_cyc_count = 0;
+    }
+}
+
+/// The members of a sample that only `sample_event` shows.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleExtras {
+    phys_addr: u64,
+    weight: u64,
+    data_src: u64,
+}
+
+impl Default for SampleExtras {
+    /// Those of a sample that records none of them (perf's defaults).
+    fn default() -> Self {
+        SampleExtras {
+            phys_addr: 0,
+            weight: 0,
+            data_src: record::PERF_MEM_DATA_SRC_NONE,
+        }
+    }
+}
+
+impl SampleExtras {
+    /// Those of a sample the full parser filled (the fast path covers no
+    /// layout that has them: they are 0 there).
+    #[inline(always)]
+    pub fn of(s: &Sample) -> Self {
+        SampleExtras {
+            phys_addr: s.phys_addr,
+            weight: s.weight,
+            data_src: s.data_src,
+        }
+    }
+}
+
+/// What a sample read from a perf.data file keeps of its session, for what
+/// reads it later (symbols, call chains): the session's machine (threads
+/// and maps as they are when it is read), its evsel as the file describes
+/// it, and the record itself (native byte order).
+pub struct FileSample {
+    /// Shared by the samples of one evsel of one session.
+    pub source: Arc<SampleSource>,
+    /// The whole record.
+    pub record: Vec<u8>,
+}
+
+/// See [`FileSample`].
+pub struct SampleSource {
+    /// The session's machine.
+    pub machine: MachineRef,
+    /// The evsel (attr, name, parse layout, tracepoint format).
+    pub evsel: perf_core::session::Evsel,
+}
+
 fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-// Inlined on purpose: these three run once per event (docs/performance.md).
+// Inlined on purpose: these run once per event (docs/performance.md).
 #[inline(always)]
 fn fill_sample(
     py: Python<'_>,
     e: &mut SampleEvent,
     s: &SampleMembers,
+    extras: &SampleExtras,
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
 ) {
     e.set_members(s);
+    e.set_extras(extras);
     e.r#type = record::PERF_RECORD_SAMPLE;
-    match &s.raw {
-        Some(r) => {
-            let raw = e.raw.get_or_insert_with(Vec::new);
-            raw.clear();
-            raw.extend_from_slice(record::bytes(record, r));
-        }
-        None => e.raw = None,
-    }
-    let same_evsel = match (&e.evsel_obj, evsel) {
-        (Some(a), Some(b)) => a.is(b),
-        (None, None) => true,
-        _ => false,
-    };
-    if !same_evsel {
-        e.evsel_obj = evsel.map(|o| o.clone_ref(py));
-    }
+    e.set_raw(s.raw.as_ref().map(|r| record::bytes(record, r)));
+    e.set_evsel(py, evsel);
 }
 
 /// Builds the Python object for one record read from the ring.
@@ -371,7 +523,9 @@ pub fn build(
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
     match decode(py, &rec, cache)? {
-        Decoded::Sample(members) => sample(py, &rec, &members, evsel, cache),
+        Decoded::Sample(members, extras) => recycled(py, rec.format, cache, |e| {
+            fill_sample(py, e, &members, &extras, rec.bytes, evsel)
+        }),
         Decoded::Other(event) => Ok(event),
     }
 }
@@ -380,7 +534,7 @@ pub fn build(
 /// object of any other record.
 pub enum Decoded {
     /// A SAMPLE.
-    Sample(SampleMembers),
+    Sample(SampleMembers, SampleExtras),
     /// Any other record, as its event object.
     Other(Py<PyAny>),
 }
@@ -390,52 +544,126 @@ pub enum Decoded {
 #[inline(always)]
 pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyResult<Decoded> {
     if let Some(members) = record::sample_members(rec.bytes, rec.info) {
-        return Ok(Decoded::Sample(members));
+        return Ok(Decoded::Sample(members, SampleExtras::default()));
     }
     let parsed = cache.record(rec.info);
     record::parse_into(rec.bytes, rec.info, parsed).map_err(PerfError::Record)?;
     if let Body::Sample = parsed.body {
-        return Ok(Decoded::Sample(SampleMembers::of(&parsed.sample)));
+        return Ok(Decoded::Sample(
+            SampleMembers::of(&parsed.sample),
+            SampleExtras::of(&parsed.sample),
+        ));
     }
     Ok(Decoded::Other(other_event(py, parsed, rec.bytes)?))
 }
 
-/// A `sample_event` (or tracepoint sample) for a parsed SAMPLE, reusing a
-/// cached object nobody else holds.
+/// A sample of a perf.data file (`session.process_events()`): the same
+/// classes as live samples (tracepoint samples get the class of the file's
+/// format), with the sample's evsel, the byte order of its RAW payload and
+/// what [`FileSample`] keeps.
 #[inline(always)]
-fn sample(
+pub fn file_sample(
     py: Python<'_>,
-    rec: &RecordRef<'_>,
-    s: &SampleMembers,
+    ev: &Event<'_>,
     evsel: Option<&Py<PyEvsel>>,
+    source: &Arc<SampleSource>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    let bytes = rec.bytes;
-    let Some(format) = rec.format else {
+    let s = &ev.record.sample;
+    let format = ev.evsel.and_then(|e| e.tp_format.as_ref());
+    recycled(py, format, cache, |e| {
+        e.set_sample(s);
+        e.set_extras(&SampleExtras::of(s));
+        e.r#type = record::PERF_RECORD_SAMPLE;
+        e.set_raw(ev.raw());
+        e.raw_order = (!ev.raw_endian.is_native()).then_some(ev.raw_endian);
+        e.set_evsel(py, evsel);
+        match &mut e.file {
+            Some(f) => {
+                f.record.clear();
+                f.record.extend_from_slice(ev.bytes);
+                if !Arc::ptr_eq(&f.source, source) {
+                    f.source = source.clone();
+                }
+            }
+            None => {
+                e.file = Some(FileSample {
+                    source: source.clone(),
+                    record: ev.bytes.to_vec(),
+                })
+            }
+        }
+    })
+}
+
+/// A `sample_event` (or, for samples of a tracepoint `format`, an object
+/// of that format's class) filled by `fill`, reusing a cached object
+/// nobody else holds.
+#[inline(always)]
+fn recycled(
+    py: Python<'_>,
+    format: Option<&Arc<Format>>,
+    cache: &mut Recycler,
+    fill: impl FnOnce(&mut SampleEvent),
+) -> PyResult<Py<PyAny>> {
+    let Some(format) = format else {
         let pool = cache.samples();
         if let Some(e) = pool.reusable(py) {
-            fill_sample(py, &mut e.borrow_mut(py), s, bytes, evsel);
+            fill(&mut e.borrow_mut(py));
             return Ok(e.into_any());
         }
         let mut base = SampleEvent::new_sample();
-        fill_sample(py, &mut base, s, bytes, evsel);
+        fill(&mut base);
         let e = Py::new(py, base)?;
         pool.remember(py, &e);
         return Ok(e.into_any());
     };
     let (class, pool) = cache.tracepoint(py, format)?;
     if let Some(e) = pool.reusable(py) {
-        fill_sample(py, e.borrow_mut(py).as_super(), s, bytes, evsel);
+        fill(e.borrow_mut(py).as_super());
         return Ok(e.into_any());
     }
     let e = class
         .bind(py)
         .call0()?
         .cast_into::<TracepointSampleEvent>()?;
-    fill_sample(py, e.borrow_mut().as_super(), s, bytes, evsel);
+    fill(e.borrow_mut().as_super());
     let e = e.unbind();
     pool.remember(py, &e);
     Ok(e.into_any())
+}
+
+/// A `stat_event` for a PERF_RECORD_STAT (sample members zero, as perf
+/// makes them for records without an evsel).
+pub fn stat_event(py: Python<'_>, st: &Stat) -> PyResult<Py<PyAny>> {
+    let e = StatEvent {
+        r#type: PERF_RECORD_STAT,
+        id: st.id,
+        cpu: st.cpu,
+        thread: st.thread,
+        val: st.val,
+        ena: st.ena,
+        run: st.run,
+        ..Default::default()
+    };
+    Ok(Py::new(py, e)?.into_any())
+}
+
+/// A `stat_round_event` for a PERF_RECORD_STAT_ROUND.
+pub fn stat_round_event(py: Python<'_>, round: &StatRound) -> PyResult<Py<PyAny>> {
+    let e = StatRoundEvent {
+        r#type: PERF_RECORD_STAT_ROUND,
+        stat_round_type: round.type_,
+        time: round.time,
+        ..Default::default()
+    };
+    Ok(Py::new(py, e)?.into_any())
+}
+
+/// The event object of a side-band record of a file (`context_switch`
+/// callbacks: SWITCH and SWITCH_CPU_WIDE records), as `read_on_cpu` makes it.
+pub fn file_record(py: Python<'_>, ev: &Event<'_>) -> PyResult<Py<PyAny>> {
+    other_event(py, ev.record, ev.bytes)
 }
 
 /// The non-sample record kinds.
@@ -559,5 +787,7 @@ pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("switch_event", SwitchEvent::type_object(py))?;
     m.add("mmap2_event", Mmap2Event::type_object(py))?;
+    m.add("stat_event", StatEvent::type_object(py))?;
+    m.add("stat_round_event", StatRoundEvent::type_object(py))?;
     Ok(())
 }

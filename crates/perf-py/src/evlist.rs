@@ -228,7 +228,7 @@ impl PyEvlist {
                 let drained = core.drain_ring_with(ring, |rec| {
                     if !builder.push_direct(&rec) {
                         match events::decode(py, &rec, cache) {
-                            Ok(Decoded::Sample(m)) => builder.push(rec.evsel_idx, &m),
+                            Ok(Decoded::Sample(m, _)) => builder.push(rec.evsel_idx, &m),
                             Ok(Decoded::Other(event)) => others.push(event),
                             Err(e) => {
                                 failed = Some(e);

@@ -42,6 +42,9 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
         crate::counts::PyCountsValues::type_object(py),
     )?;
     m.add("pmu", crate::pmu::PyPmu::type_object(py))?;
+    m.add("data", crate::data::PyData::type_object(py))?;
+    m.add("session", crate::session::PySession::type_object(py))?;
+    m.add("thread", crate::thread::PyThread::type_object(py))?;
     crate::build_info::add_to(m)?;
     Ok(())
 }

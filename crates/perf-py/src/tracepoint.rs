@@ -8,6 +8,7 @@
 //! e.g. -1 as 4294967295); string arrays that are not printable come back as
 //! `bytearray`, and stay so for that field, as in the C module.
 
+use perf_core::endian::Endian;
 use perf_core::tracefs::{self, Field, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyString};
@@ -27,10 +28,12 @@ pub fn tracepoint(py: Python<'_>, sys: Option<&str>, name: Option<&str>) -> i64 
         .unwrap_or(-1)
 }
 
-/// A field's value in a raw payload as a Python object (`str`, `bytearray`
-/// or `int`). A payload too short for the field raises ValueError.
-pub fn value(py: Python<'_>, f: &Field, payload: &[u8]) -> PyResult<Py<PyAny>> {
-    let value = f.value(payload).map_err(PerfError::from)?;
+/// A field's value in a raw payload whose numbers are in byte order
+/// `order` (native for live samples; a file's tracing data says its own) as
+/// a Python object (`str`, `bytearray` or `int`). A payload too short for
+/// the field raises ValueError.
+pub fn value(py: Python<'_>, f: &Field, payload: &[u8], order: Endian) -> PyResult<Py<PyAny>> {
+    let value = f.value_in(payload, order).map_err(PerfError::from)?;
     Ok(match value {
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyByteArray::new(py, b).into_any().unbind(),

@@ -71,7 +71,9 @@ impl FieldRef {
     fn get(&self, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let sample = obj.cast::<SampleEvent>()?.borrow();
         match (self.field(), sample.raw.as_deref()) {
-            (Some(field), Some(payload)) => crate::tracepoint::value(obj.py(), field, payload),
+            (Some(field), Some(payload)) => {
+                crate::tracepoint::value(obj.py(), field, payload, sample.raw_order())
+            }
             // A tracepoint evsel sampled without PERF_SAMPLE_RAW.
             _ => Err(PyAttributeError::new_err(format!(
                 "'perf.sample_event' object has no attribute '{}'",
@@ -157,8 +159,10 @@ unsafe extern "C" fn getattro(
     }
 }
 
-/// The classes made so far, one per format (formats are cached per
-/// tracepoint id for the life of the process, so this stays small).
+/// The classes made so far, one per distinct format: the live formats are
+/// cached per tracepoint id for the life of the process, and a perf.data
+/// file's formats get the class of an equal format made before, so this
+/// grows only with the formats of different kernels (or corrupted files).
 static CLASSES: Mutex<Vec<(Arc<Format>, Py<PyType>)>> = Mutex::new(Vec::new());
 
 /// The class of samples of `format`, made on first use.
@@ -166,7 +170,7 @@ pub fn class_for(py: Python<'_>, format: &Arc<Format>) -> PyResult<Py<PyType>> {
     let known = |classes: &Vec<(Arc<Format>, Py<PyType>)>| {
         classes
             .iter()
-            .find(|(f, _)| Arc::ptr_eq(f, format))
+            .find(|(f, _)| Arc::ptr_eq(f, format) || **f == **format)
             .map(|(_, c)| c.clone_ref(py))
     };
     if let Some(c) = known(&CLASSES.lock().unwrap_or_else(|p| p.into_inner())) {

@@ -7,8 +7,38 @@ use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{FileExt, FileTypeExt};
+use std::sync::Arc;
 
 use crate::error::{DataErrorKind, Result};
+
+/// What a stream's reads run around each `read(2)` that may block (a
+/// pipe, stdin): a Python layer releases the GIL for the read and, when a
+/// signal interrupts it, runs the signal handlers, which may stop reading
+/// (Ctrl-C).
+pub trait StreamWait: Send + Sync {
+    /// Runs `read`, one `read(2)` that may block.
+    ///
+    /// # Errors
+    /// The read's.
+    fn blocking(
+        &self,
+        read: &mut (dyn FnMut() -> std::io::Result<usize> + Send),
+    ) -> std::io::Result<usize>;
+
+    /// Called when a read failed with `EINTR`: `true` reads again, `false`
+    /// stops (the read fails with `EINTR`).
+    fn interrupted(&self) -> bool;
+}
+
+/// A [`StreamWait`] as a file keeps it.
+#[derive(Clone)]
+pub(crate) struct Wait(pub(crate) Arc<dyn StreamWait>);
+
+impl std::fmt::Debug for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Wait")
+    }
+}
 
 /// One opened file of an input.
 #[derive(Debug)]
@@ -20,6 +50,8 @@ pub struct DataFile {
     pub(crate) file: File,
     /// Its size when opened, for a seekable file; `None` for a stream.
     pub size: Option<u64>,
+    /// What a stream's reads run around `read(2)`.
+    wait: Option<Wait>,
 }
 
 impl DataFile {
@@ -44,7 +76,29 @@ impl DataFile {
             path: path.to_owned(),
             file,
             size,
+            wait: None,
         })
+    }
+
+    /// A second handle on the same file (a `dup`), for a seekable file;
+    /// `None` for a stream, whose data can be read once.
+    ///
+    /// # Errors
+    /// [`DataErrorKind::Io`] with the errno of `dup`.
+    pub fn try_clone(&self) -> Result<Option<DataFile>> {
+        if self.is_stream() {
+            return Ok(None);
+        }
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| io_error("dup", &e, &self.path))?;
+        Ok(Some(DataFile {
+            path: self.path.clone(),
+            file,
+            size: self.size,
+            wait: None,
+        }))
     }
 
     /// True when the file is read as a stream (pipe mode).
@@ -78,14 +132,39 @@ impl DataFile {
     pub(crate) fn read_stream(&mut self, buf: &mut [u8], offset: u64) -> Result<usize> {
         let mut done = 0;
         while let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) {
-            match self.file.read(rest) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error("read", &e, &self.path).at_offset(offset)),
+            match self.read_some(rest, offset)? {
+                0 => break,
+                n => done += n,
             }
         }
         Ok(done)
+    }
+
+    /// What one `read(2)` of a stream gives (0 at its end), waiting for
+    /// data as long as the stream is open: what has arrived is handed on
+    /// at once, so a pipe's records are read as `perf record` writes them.
+    /// `EINTR` reads again, unless the [`StreamWait`] stops it.
+    ///
+    /// # Errors
+    /// [`DataErrorKind::Io`] with the errno of `read`.
+    pub(crate) fn read_some(&mut self, buf: &mut [u8], offset: u64) -> Result<usize> {
+        loop {
+            let file = &mut self.file;
+            let mut read = || file.read(buf);
+            let got = match &self.wait {
+                Some(w) => w.0.blocking(&mut read),
+                None => read(),
+            };
+            match got {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    if self.wait.as_ref().is_some_and(|w| !w.0.interrupted()) {
+                        return Err(io_error("read", &e, &self.path).at_offset(offset));
+                    }
+                }
+                Err(e) => return Err(io_error("read", &e, &self.path).at_offset(offset)),
+            }
+        }
     }
 }
 
@@ -176,6 +255,51 @@ impl PerfData {
             path: dir.to_owned(),
             kind: DataKind::Dir { header, files },
         })
+    }
+
+    /// A second handle on the same input (its files `dup`ed): a new
+    /// session can read it from the start. `None` for a stream, whose data
+    /// can be read once.
+    ///
+    /// # Errors
+    /// [`DataErrorKind::Io`] with the errno of `dup`.
+    pub fn try_clone(&self) -> Result<Option<PerfData>> {
+        let kind = match &self.kind {
+            DataKind::Single(f) => match f.try_clone()? {
+                Some(f) => DataKind::Single(f),
+                None => return Ok(None),
+            },
+            DataKind::Dir { header, files } => {
+                let Some(header) = header.try_clone()? else {
+                    return Ok(None);
+                };
+                let mut copies = Vec::with_capacity(files.len());
+                for f in files {
+                    let Some(f) = f.try_clone()? else {
+                        return Ok(None);
+                    };
+                    copies.push(f);
+                }
+                DataKind::Dir {
+                    header,
+                    files: copies,
+                }
+            }
+        };
+        Ok(Some(PerfData {
+            path: self.path.clone(),
+            kind,
+        }))
+    }
+
+    /// Sets what the reads of a stream run around `read(2)` (see
+    /// [`StreamWait`]); seekable files do not block and ignore it.
+    pub fn set_wait(&mut self, wait: Arc<dyn StreamWait>) {
+        if let DataKind::Single(f) = &mut self.kind {
+            if f.is_stream() {
+                f.wait = Some(Wait(wait));
+            }
+        }
     }
 
     /// The path given (`str(perf.data)`).
@@ -288,5 +412,52 @@ mod tests {
         let p = PerfData::from_fd(r, "pipe").unwrap();
         assert!(p.is_stream());
         assert_eq!(p.path(), "pipe");
+        assert!(p.try_clone().unwrap().is_none(), "a stream is read once");
+        let copy = PerfData::open("/proc/self/exe")
+            .unwrap()
+            .try_clone()
+            .unwrap()
+            .unwrap();
+        assert!(!copy.is_stream());
+    }
+
+    /// A stream's data is handed on as it arrives (a pipe from `perf
+    /// record` is read record by record, not once a window is full), each
+    /// read through the stream's wait.
+    #[test]
+    fn streams_hand_on_what_arrived() {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        #[derive(Default)]
+        struct Count(AtomicUsize);
+        impl StreamWait for Count {
+            fn blocking(
+                &self,
+                read: &mut (dyn FnMut() -> std::io::Result<usize> + Send),
+            ) -> std::io::Result<usize> {
+                self.0.fetch_add(1, Ordering::Relaxed);
+                read()
+            }
+            fn interrupted(&self) -> bool {
+                true
+            }
+        }
+        let (r, w) = nix::unistd::pipe().unwrap();
+        let mut w = File::from(w);
+        w.write_all(b"0123456789").unwrap();
+        let mut p = PerfData::from_fd(r, "pipe").unwrap();
+        let count = Arc::new(Count::default());
+        p.set_wait(count.clone());
+        let DataKind::Single(mut f) = p.into_kind() else {
+            panic!("one file")
+        };
+        let mut buf = vec![0u8; 1 << 20];
+        // The writer is still open: a read that waited for more would hang.
+        assert_eq!(f.read_some(&mut buf, 0).unwrap(), 10);
+        assert_eq!(&buf[..10], b"0123456789");
+        drop(w);
+        assert_eq!(f.read_some(&mut buf, 10).unwrap(), 0);
+        assert_eq!(count.0.load(Ordering::Relaxed), 2);
     }
 }

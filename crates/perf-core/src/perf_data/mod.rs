@@ -34,7 +34,7 @@ pub use attrs::FileAttr;
 pub use decomp::MAX_EXPANSION;
 pub use features::{BuildId, EventDesc, Features};
 pub use header::{FileHeader, Section};
-pub use input::{is_fifo, DataFile, DataKind, PerfData};
+pub use input::{is_fifo, DataFile, DataKind, PerfData, StreamWait};
 pub use tracing_data::TracingData;
 
 use crate::endian::Endian;

@@ -111,7 +111,7 @@ impl ByteReader {
             } else if self.end.is_some() {
                 self.file.read_at(dst, at + self.file_base)?
             } else {
-                self.file.read_stream(dst, at)?
+                self.file.read_some(dst, at)?
             };
             if got == 0 {
                 self.eof = true;

@@ -179,3 +179,8 @@ pub fn record_name(type_: u32) -> &'static str {
         _ => "perf record",
     }
 }
+
+/// perf's `PERF_MEM_DATA_SRC_NONE`: every part of `perf_mem_data_src` "not
+/// available" (op, level, snoop, lock and TLB `NA` bits), the `data_src` of
+/// a sample that does not record one.
+pub const PERF_MEM_DATA_SRC_NONE: u64 = 1 | 1 << 5 | 1 << 19 | 1 << 24 | 1 << 26;

@@ -132,7 +132,8 @@ pub struct Sample {
     pub ins_lat: u16,
     /// `PERF_SAMPLE_WEIGHT_STRUCT` `var3_w` (perf's `retire_lat`, default 0).
     pub retire_lat: u16,
-    /// `PERF_SAMPLE_DATA_SRC` (default 0).
+    /// `PERF_SAMPLE_DATA_SRC` (default [`PERF_MEM_DATA_SRC_NONE`], as
+    /// perf's `evsel__parse_sample` sets it).
     pub data_src: u64,
     /// `PERF_SAMPLE_TRANSACTION` (default 0).
     pub transaction: u64,
@@ -153,7 +154,7 @@ pub struct Sample {
 impl Sample {
     /// perf's starting point before any field is parsed:
     /// `memset 0; cpu = pid = tid = -1; stream_id = id = time = -1ULL;
-    /// period = attr.sample_period`.
+    /// period = attr.sample_period; data_src = PERF_MEM_DATA_SRC_NONE`.
     #[inline]
     pub fn new(info: &ParseInfo) -> Self {
         Sample {
@@ -175,7 +176,7 @@ impl Sample {
             weight: 0,
             ins_lat: 0,
             retire_lat: 0,
-            data_src: 0,
+            data_src: PERF_MEM_DATA_SRC_NONE,
             transaction: 0,
             intr_regs: None,
             phys_addr: 0,
@@ -208,7 +209,7 @@ impl Sample {
         self.weight = 0;
         self.ins_lat = 0;
         self.retire_lat = 0;
-        self.data_src = 0;
+        self.data_src = PERF_MEM_DATA_SRC_NONE;
         self.transaction = 0;
         self.intr_regs = None;
         self.phys_addr = 0;

@@ -3,39 +3,41 @@
 //! string (`uname -m`), by perf's prefix table (`perf_arch_to_e_machine`
 //! in env.c), for files that have no `HEADER_E_MACHINE`.
 
+use crate::e_machine::*;
+
 /// The prefixes perf maps to an `EM_*`, some refined below.
 const PREFIXES: [(&str, u16); 31] = [
-    ("aarch64", 183),    // EM_AARCH64
-    ("alpha", 0x9026),   // EM_ALPHA
-    ("arc", 45),         // EM_ARC
-    ("arm", 40),         // EM_ARM (arm64 → EM_AARCH64)
-    ("avr", 83),         // EM_AVR (avr32 → EM_AVR32)
-    ("bfin", 106),       // EM_BLACKFIN
-    ("blackfin", 106),   // EM_BLACKFIN
-    ("cris", 76),        // EM_CRIS
-    ("csky", 252),       // EM_CSKY
-    ("hppa", 15),        // EM_PARISC
-    ("i386", 3),         // EM_386
-    ("i486", 3),         // EM_386
-    ("i586", 3),         // EM_386
-    ("i686", 3),         // EM_386
-    ("loongarch", 258),  // EM_LOONGARCH
-    ("m32r", 88),        // EM_M32R
-    ("m68k", 4),         // EM_68K
-    ("microblaze", 189), // EM_MICROBLAZE
-    ("mips", 8),         // EM_MIPS
-    ("msp430", 105),     // EM_MSP430
-    ("parisc", 15),      // EM_PARISC
-    ("powerpc", 20),     // EM_PPC (64-bit → EM_PPC64)
-    ("ppc", 20),         // EM_PPC (64-bit → EM_PPC64)
-    ("riscv", 243),      // EM_RISCV
-    ("s390", 22),        // EM_S390
-    ("sa110", 40),       // EM_ARM
-    ("sh", 42),          // EM_SH
-    ("sparc", 2),        // EM_SPARC (64-bit → EM_SPARCV9)
-    ("sun4u", 2),        // EM_SPARC (64-bit → EM_SPARCV9)
-    ("x86", 62),         // EM_X86_64 (32-bit → EM_386)
-    ("xtensa", 94),      // EM_XTENSA
+    ("aarch64", EM_AARCH64),
+    ("alpha", EM_ALPHA),
+    ("arc", EM_ARC),
+    ("arm", EM_ARM), // arm64 → EM_AARCH64
+    ("avr", EM_AVR), // avr32 → EM_AVR32
+    ("bfin", EM_BLACKFIN),
+    ("blackfin", EM_BLACKFIN),
+    ("cris", EM_CRIS),
+    ("csky", EM_CSKY),
+    ("hppa", EM_PARISC),
+    ("i386", EM_386),
+    ("i486", EM_386),
+    ("i586", EM_386),
+    ("i686", EM_386),
+    ("loongarch", EM_LOONGARCH),
+    ("m32r", EM_M32R),
+    ("m68k", EM_68K),
+    ("microblaze", EM_MICROBLAZE),
+    ("mips", EM_MIPS),
+    ("msp430", EM_MSP430),
+    ("parisc", EM_PARISC),
+    ("powerpc", EM_PPC), // 64-bit → EM_PPC64
+    ("ppc", EM_PPC),     // 64-bit → EM_PPC64
+    ("riscv", EM_RISCV),
+    ("s390", EM_S390),
+    ("sa110", EM_ARM),
+    ("sh", EM_SH),
+    ("sparc", EM_SPARC), // 64-bit → EM_SPARCV9
+    ("sun4u", EM_SPARC), // 64-bit → EM_SPARCV9
+    ("x86", EM_X86_64),  // 32-bit → EM_386
+    ("xtensa", EM_XTENSA),
 ];
 
 /// perf's `perf_env__kernel_is_64_bit` from an arch string: `64` in it, or
@@ -44,18 +46,31 @@ pub fn is_64_bit_arch(arch: &str) -> bool {
     arch.contains("64") || arch.contains("s390x")
 }
 
-/// The `EM_*` of an arch string (`EM_NONE`, 0, when unknown).
+/// Whether machine `e_machine` is 64-bit, where the machine alone says
+/// (`None` for machines of both word sizes: MIPS, PA-RISC, RISC-V, s390…),
+/// as perf's Python `session.is_64_bit` decides first.
+pub fn is_64_bit_machine(e_machine: u16) -> Option<bool> {
+    match e_machine {
+        EM_AARCH64 | EM_ALPHA | EM_IA_64 | EM_LOONGARCH | EM_PPC64 | EM_SPARCV9 | EM_X86_64 => {
+            Some(true)
+        }
+        EM_386 | EM_ARM | EM_PPC | EM_SPARC => Some(false),
+        _ => None,
+    }
+}
+
+/// The `EM_*` of an arch string (`EM_NONE` when unknown).
 pub fn e_machine_of_arch(arch: &str) -> u16 {
     let Some(&(_, em)) = PREFIXES.iter().find(|(p, _)| arch.starts_with(p)) else {
-        return 0;
+        return EM_NONE;
     };
     let is_64 = is_64_bit_arch(arch);
     match em {
-        40 if arch == "arm64" || arch == "aarch64" => 183,
-        83 if arch == "avr32" => 0x18ad,
-        20 if is_64 => 21,
-        2 if is_64 => 43,
-        62 if !is_64 => 3,
+        EM_ARM if arch == "arm64" || arch == "aarch64" => EM_AARCH64,
+        EM_AVR if arch == "avr32" => EM_AVR32,
+        EM_PPC if is_64 => EM_PPC64,
+        EM_SPARC if is_64 => EM_SPARCV9,
+        EM_X86_64 if !is_64 => EM_386,
         em => em,
     }
 }
@@ -86,5 +101,8 @@ mod tests {
             assert_eq!(e_machine_of_arch(arch), em, "{arch}");
         }
         assert!(is_64_bit_arch("x86_64") && is_64_bit_arch("s390x") && !is_64_bit_arch("i686"));
+        assert_eq!(is_64_bit_machine(EM_X86_64), Some(true));
+        assert_eq!(is_64_bit_machine(EM_386), Some(false));
+        assert_eq!(is_64_bit_machine(EM_S390), None);
     }
 }

@@ -39,7 +39,7 @@ use std::sync::Arc;
 pub use crate::symbol::map::{Map, Maps};
 pub use evlist::{Evlist, Evsel};
 pub use machine::{Comm, Machine, MachineRef, Thread};
-pub use machine_arch::{e_machine_of_arch, is_64_bit_arch};
+pub use machine_arch::{e_machine_of_arch, is_64_bit_arch, is_64_bit_machine};
 pub use ordered_events::DEFAULT_QUEUE_BYTES;
 
 use crate::endian::Endian;
@@ -388,10 +388,14 @@ impl Session {
         )
     }
 
-    /// Whether the recorded kernel is 64-bit: from `HEADER_ARCH` as perf's
-    /// `perf_env__kernel_is_64_bit` (`64` in the name, or `s390x`), else the
-    /// host's.
+    /// Whether the recorded kernel is 64-bit, as perf's Python
+    /// `session.is_64_bit`: by [`Session::e_machine`] where the machine has
+    /// one word size, else from `HEADER_ARCH` (`64` in it, or `s390x`,
+    /// perf's `perf_env__kernel_is_64_bit`), else the host's.
     pub fn is_64_bit(&self) -> bool {
+        if let Some(b) = is_64_bit_machine(self.e_machine()) {
+            return b;
+        }
         match self.features.arch.as_deref() {
             Some(arch) => is_64_bit_arch(arch),
             None => cfg!(target_pointer_width = "64"),

@@ -150,6 +150,26 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize> {
     Ok(n as usize)
 }
 
+/// A duplicate of `fd` (close-on-exec) if it is a pipe (a FIFO); `None`
+/// if it is something else or not an open fd (upstream's `perf.data(fd=…)`
+/// takes only pipes and says so for both).
+pub fn dup_fifo(fd: RawFd) -> Result<Option<OwnedFd>> {
+    // SAFETY: an all-zero stat is a valid value of the plain C struct, and
+    // fstat only writes into it.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a live, writable stat; a bad fd fails with EBADF.
+    if unsafe { libc::fstat(fd, &mut st) } < 0 || st.st_mode & libc::S_IFMT != libc::S_IFIFO {
+        return Ok(None);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC takes an int argument and creates a new fd.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if new < 0 {
+        return Err(Error::last_os("dup"));
+    }
+    // SAFETY: `new` was just created by fcntl and nothing else owns it.
+    Ok(Some(unsafe { OwnedFd::from_raw_fd(new) }))
+}
+
 /// `close(2)`, ignoring the result (used only on fds we own).
 fn close(fd: RawFd) {
     // SAFETY: called only by EventFd::drop after checking the fd still refers

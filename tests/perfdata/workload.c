@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Workloads for the perf.data tests (tests/perfdata/recordings.py compiles
+// and records them): `workload MODE [N]`.
+//
+//   sw       page faults, CPU time, short sleeps (context switches), pipe I/O
+//   getppid  N getppid() calls (one tracepoint sample each)
+//   rw       reads and writes that succeed and fail, by two processes
+//   futex    four threads contending for one mutex
+//   comm     a comm change (prctl) and a named thread in the middle of the run
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static void spin(long ms)
+{
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 10000; i++)
+			sink += i;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static void sw(void)
+{
+	size_t len = 8 << 20;
+	char *p = malloc(len);
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	free(p);
+	spin(30);
+	for (int i = 0; i < 10; i++)
+		usleep(500);
+	int fds[2];
+	char buf[64] = "x";
+	if (pipe(fds) == 0) {
+		for (int i = 0; i < 20; i++) {
+			if (write(fds[1], buf, sizeof(buf)) < 0 || read(fds[0], buf, sizeof(buf)) < 0)
+				break;
+		}
+	}
+}
+
+static void rw(void)
+{
+	char buf[4096];
+	pid_t child = fork();
+	int fd = open("/etc/passwd", O_RDONLY);
+	int out = open("/dev/null", O_WRONLY);
+	for (int i = 0; i < (child == 0 ? 3 : 5); i++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n > 0 && write(out, buf, n) < 0)
+			break;
+		lseek(fd, 0, SEEK_SET);
+	}
+	/* Failing calls: a bad fd, a write to a read-only fd. */
+	if (read(-1, buf, 1) < 0 && write(fd, buf, 1) < 0 && read(fd, buf, 0) == 0)
+		sink++;
+	close(fd);
+	close(out);
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *contend(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++) {
+		pthread_mutex_lock(&lock);
+		spin(1);
+		pthread_mutex_unlock(&lock);
+		usleep(100);
+	}
+	return NULL;
+}
+
+static void futex(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, contend, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void *named(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "worker-thread");
+	spin(20);
+	return NULL;
+}
+
+static void comm(void)
+{
+	spin(20);
+	prctl(PR_SET_NAME, "second-name");
+	spin(20);
+	pthread_t t;
+	pthread_create(&t, NULL, named, NULL);
+	pthread_join(t, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "sw";
+	long n = argc > 2 ? atol(argv[2]) : 1000;
+	if (!strcmp(mode, "sw"))
+		sw();
+	else if (!strcmp(mode, "getppid"))
+		for (long i = 0; i < n; i++)
+			getppid();
+	else if (!strcmp(mode, "rw"))
+		rw();
+	else if (!strcmp(mode, "futex"))
+		futex();
+	else if (!strcmp(mode, "comm"))
+		comm();
+	else
+		return 2;
+	return 0;
+}
