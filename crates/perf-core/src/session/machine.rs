@@ -156,6 +156,15 @@ impl Machine {
         }
     }
 
+    /// Takes objects and symbols from `dsos` (the file's build ids given
+    /// again); the maps made so far keep the old DSOs.
+    pub(crate) fn set_dsos(&mut self, dsos: Dsos) {
+        for b in &self.build_ids {
+            dsos.add_header_build_id(b.filename.as_bytes(), build_id::BuildId::new(&b.build_id));
+        }
+        self.dsos = Arc::new(dsos);
+    }
+
     /// The objects (DSOs), the kernel's maps and the symbol sources.
     pub fn dsos(&self) -> &Arc<Dsos> {
         &self.dsos

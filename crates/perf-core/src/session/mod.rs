@@ -327,6 +327,17 @@ impl Session {
         process::process_events(self, handler)
     }
 
+    /// Takes symbols from `conf` (`vmlinux=`, `kallsyms=`, `symfs=`)
+    /// instead of the options' (before [`Session::process_events`]: the
+    /// objects seen so far are forgotten). The kernel release of the
+    /// vmlinux search path is the file's unless `conf` says one.
+    pub fn set_symbols(&mut self, mut conf: SymbolConf) {
+        if conf.os_release.is_none() {
+            conf.os_release.clone_from(&self.features.os_release);
+        }
+        self.machine.lock().set_dsos(crate::symbol::Dsos::new(conf));
+    }
+
     /// The path given.
     pub fn path(&self) -> &str {
         &self.path

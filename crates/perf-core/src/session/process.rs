@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::evlist::{Evlist, IdHasher};
 use super::ordered_events::{Flush, OrderedEvents, Queue, Queued};
 use super::{
-    Event, Handler, Machine, MachineRef, ProcessError, Session, SessionOptions, Stats, CHECK_EVERY,
+    Event, Handler, MachineRef, ProcessError, Session, SessionOptions, Stats, CHECK_EVERY,
 };
 use crate::attr::Attr;
 use crate::endian::Endian;
@@ -20,7 +20,6 @@ use crate::perf_data::reader::{RawRecord, RecordReader};
 use crate::perf_data::{self, features, swap, user, PerfData, TracingData};
 use crate::record::{self, Body, ParseInfo, Record, PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES};
 use crate::record::{PERF_RECORD_SAMPLE, PERF_SAMPLE_READ};
-use crate::symbol::Dsos;
 
 /// Bytes read from one file of a directory before turning to the next
 /// (perf's `READER_MAX_SIZE`).
@@ -81,11 +80,7 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
     if !input.is_pipe && !input.features.stat {
         evlist.check(&input.path)?;
     }
-    let mut conf = options.symbols;
-    if conf.os_release.is_none() {
-        conf.os_release.clone_from(&input.features.os_release);
-    }
-    let machine = MachineRef::new(Machine::new(Dsos::new(conf)));
+    let machine = MachineRef::default();
     machine
         .lock()
         .add_build_ids(input.features.build_ids.iter().cloned());
@@ -131,6 +126,7 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
         stats: Stats::default(),
         run: None,
     };
+    s.set_symbols(options.symbols);
     let mut run = run;
     if s.is_pipe {
         read_prologue(&mut s, &mut run)?;
