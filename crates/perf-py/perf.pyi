@@ -456,6 +456,45 @@ class sample_event:
     @property
     def evsel(self) -> evsel | None:
         """The evsel the sample belongs to."""
+    # Symbols: samples read from a perf.data file resolve them at the first
+    # read; None when unresolved and for live samples.
+    @property
+    def dso(self) -> str | None:
+        """The DSO's name (a path, or [kernel.kallsyms])."""
+    @property
+    def dso_long_name(self) -> str | None:
+        """The DSO's long name."""
+    @property
+    def dso_bid(self) -> str | None:
+        """The DSO's build id, in hex."""
+    @property
+    def map_start(self) -> int | None:
+        """The map's first address."""
+    @property
+    def map_end(self) -> int | None:
+        """The map's end."""
+    @property
+    def map_pgoff(self) -> int | None:
+        """The map's file offset."""
+    @property
+    def symbol(self) -> str | None:
+        """The symbol's (demangled) name."""
+    @property
+    def sym_start(self) -> int | None:
+        """The symbol's start, in the DSO's address space."""
+    @property
+    def sym_end(self) -> int | None:
+        """The symbol's end."""
+    @property
+    def callchain(self) -> callchain | None:
+        """The call chain, leaf first; None without PERF_SAMPLE_CALLCHAIN."""
+    @property
+    def brstack(self) -> branch_stack | None:
+        """The branch stack; None without PERF_SAMPLE_BRANCH_STACK."""
+    def srccode(self, addr: int | None = None) -> tuple[str, int, str | None] | None:
+        """(file, line, text) of addr (default: the sample's ip) from DWARF."""
+    def insn(self) -> bytes | None:
+        """The instruction bytes at the sample's ip, read from its binary."""
     def __new__(cls) -> Self: ...
     # Samples of tracepoint evsels are tracepoint_sample_event instances,
     # whose fields (int, str or bytearray, by the format) read as
@@ -719,6 +758,52 @@ class thread:
         """cpu number"""
 
 @disjoint_base
+@final
+class callchain:
+    """perf callchain object: the frames of a sample, leaf first."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> callchain_node: ...
+    def __iter__(self) -> Iterator[callchain_node]: ...
+
+@final
+class callchain_node:
+    """perf callchain node object."""
+    @property
+    def ip(self) -> int: ...
+    @property
+    def symbol(self) -> str:
+        """The function's name, or "[unknown]"."""
+    @property
+    def dso(self) -> str:
+        """The object's long name, or "[unknown]"."""
+
+@final
+class branch_stack:
+    """perf branch stack object."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> branch_entry: ...
+    def __iter__(self) -> Iterator[branch_entry]: ...
+
+@final
+class branch_entry:
+    """perf branch entry object."""
+    @property
+    def from_ip(self) -> int: ...
+    @property
+    def to_ip(self) -> int: ...
+    @property
+    def mispred(self) -> bool: ...
+    @property
+    def predicted(self) -> bool: ...
+    @property
+    def in_tx(self) -> bool: ...
+    @property
+    def abort(self) -> bool: ...
+    @property
+    def cycles(self) -> int: ...
+    @property
+    def type(self) -> int: ...
+
 class session:
     """perf session object: reads a perf.data input in time order."""
     def __new__(
@@ -727,6 +812,9 @@ class session:
         sample: Callable[[sample_event], object] | None = None,
         stat: Callable[[stat_event | stat_round_event, str | None], object] | None = None,
         context_switch: Callable[[switch_event], object] | None = None,
+        vmlinux: str | None = None,
+        kallsyms: str | None = None,
+        symfs: str | None = None,
     ) -> Self: ...
     def process_events(self) -> None:
         """Iterate and process events."""

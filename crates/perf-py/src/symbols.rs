@@ -285,6 +285,7 @@ pub struct PyBranchEntry(BranchEntry);
 impl PyBranchEntry {
     /// Branch source.
     #[getter]
+    #[allow(clippy::wrong_self_convention)] // upstream's attribute name
     fn from_ip(&self) -> u64 {
         self.0.from
     }
