@@ -72,7 +72,8 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
     "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
-    "counts_values", "pmu", "data", "session", "thread", "__version__", "__build__",
+    "counts_values", "pmu", "data", "session", "thread", "callchain", "callchain_node",
+    "branch_stack", "branch_entry", "__version__", "__build__",
 ]
 
 # -- functions ---------------------------------------------------------------
@@ -757,13 +758,11 @@ class thread:
     def cpu(self) -> int:
         """cpu number"""
 
-@disjoint_base
 @final
 class callchain:
     """perf callchain object: the frames of a sample, leaf first."""
     def __len__(self) -> int: ...
     def __getitem__(self, index: int, /) -> callchain_node: ...
-    def __iter__(self) -> Iterator[callchain_node]: ...
 
 @final
 class callchain_node:
@@ -782,7 +781,6 @@ class branch_stack:
     """perf branch stack object."""
     def __len__(self) -> int: ...
     def __getitem__(self, index: int, /) -> branch_entry: ...
-    def __iter__(self) -> Iterator[branch_entry]: ...
 
 @final
 class branch_entry:
@@ -804,6 +802,7 @@ class branch_entry:
     @property
     def type(self) -> int: ...
 
+@disjoint_base
 class session:
     """perf session object: reads a perf.data input in time order."""
     def __new__(

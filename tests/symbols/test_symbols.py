@@ -129,7 +129,7 @@ def test_stackcollapse_equals_perfs(recs, ours_env):
         assert p.returncode == 0, p.stderr
         theirs = recs.script(path, "-s", str(STACKCOLLAPSE))
         assert p.stdout.splitlines() == theirs.splitlines()
-        assert len(p.stdout.splitlines()) > 5
+        assert len(p.stdout.splitlines()) > 2
 
 
 def test_symfs_keyword(recs, ours_env, tmp_path):
