@@ -74,7 +74,8 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
     "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
-    "counts_values", "pmu", "data", "session", "thread", "__version__", "__build__",
+    "counts_values", "pmu", "data", "session", "thread", "callchain", "callchain_node",
+    "branch_stack", "branch_entry", "__version__", "__build__",
 ]
 
 # -- functions ---------------------------------------------------------------
@@ -458,6 +459,45 @@ class sample_event:
     @property
     def evsel(self) -> evsel | None:
         """The evsel the sample belongs to."""
+    # Symbols: samples read from a perf.data file resolve them at the first
+    # read; None when unresolved and for live samples.
+    @property
+    def dso(self) -> str | None:
+        """The DSO's name (a path, or [kernel.kallsyms])."""
+    @property
+    def dso_long_name(self) -> str | None:
+        """The DSO's long name."""
+    @property
+    def dso_bid(self) -> str | None:
+        """The DSO's build id, in hex."""
+    @property
+    def map_start(self) -> int | None:
+        """The map's first address."""
+    @property
+    def map_end(self) -> int | None:
+        """The map's end."""
+    @property
+    def map_pgoff(self) -> int | None:
+        """The map's file offset."""
+    @property
+    def symbol(self) -> str | None:
+        """The symbol's (demangled) name."""
+    @property
+    def sym_start(self) -> int | None:
+        """The symbol's start, in the DSO's address space."""
+    @property
+    def sym_end(self) -> int | None:
+        """The symbol's end."""
+    @property
+    def callchain(self) -> callchain | None:
+        """The call chain, leaf first; None without PERF_SAMPLE_CALLCHAIN."""
+    @property
+    def brstack(self) -> branch_stack | None:
+        """The branch stack; None without PERF_SAMPLE_BRANCH_STACK."""
+    def srccode(self, addr: int | None = None) -> tuple[str, int, str | None] | None:
+        """(file, line, text) of addr (default: the sample's ip) from DWARF."""
+    def insn(self) -> bytes | None:
+        """The instruction bytes at the sample's ip, read from its binary."""
     def __new__(cls) -> Self: ...
     # Samples of tracepoint evsels are tracepoint_sample_event instances,
     # whose fields (int, str or bytearray, by the format) read as
@@ -720,6 +760,50 @@ class thread:
     def cpu(self) -> int:
         """cpu number"""
 
+@final
+class callchain:
+    """perf callchain object: the frames of a sample, leaf first."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> callchain_node: ...
+
+@final
+class callchain_node:
+    """perf callchain node object."""
+    @property
+    def ip(self) -> int: ...
+    @property
+    def symbol(self) -> str:
+        """The function's name, or "[unknown]"."""
+    @property
+    def dso(self) -> str:
+        """The object's long name, or "[unknown]"."""
+
+@final
+class branch_stack:
+    """perf branch stack object."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> branch_entry: ...
+
+@final
+class branch_entry:
+    """perf branch entry object."""
+    @property
+    def from_ip(self) -> int: ...
+    @property
+    def to_ip(self) -> int: ...
+    @property
+    def mispred(self) -> bool: ...
+    @property
+    def predicted(self) -> bool: ...
+    @property
+    def in_tx(self) -> bool: ...
+    @property
+    def abort(self) -> bool: ...
+    @property
+    def cycles(self) -> int: ...
+    @property
+    def type(self) -> int: ...
+
 @disjoint_base
 class session:
     """perf session object: reads a perf.data input in time order."""
@@ -729,6 +813,9 @@ class session:
         sample: Callable[[sample_event], object] | None = None,
         stat: Callable[[stat_event | stat_round_event, str | None], object] | None = None,
         context_switch: Callable[[switch_event], object] | None = None,
+        vmlinux: str | None = None,
+        kallsyms: str | None = None,
+        symfs: str | None = None,
     ) -> Self: ...
     def process_events(self) -> None:
         """Iterate and process events."""

@@ -330,7 +330,8 @@ def instance_of(perf, name, perf_data=None):
         return perf.evlist(None, None).read_all()
     if name == "sample_columns":
         return perf.evlist(None, None).read_columns()
-    if name == "tracepoint_sample_event":
+    if name in ("tracepoint_sample_event", "callchain", "callchain_node", "branch_stack",
+                "branch_entry"):
         return None
     if name == "evsel":  # opened, so that ids is not empty
         evsel = perf.evsel(type=perf.TYPE_SOFTWARE, config=perf.COUNT_SW_DUMMY, exclude_kernel=1, exclude_hv=1)

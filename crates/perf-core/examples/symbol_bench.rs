@@ -23,17 +23,9 @@ use perf_core::symbol::build_id::BuildId;
 use perf_core::symbol::callchain::PERF_MAX_STACK_DEPTH;
 use perf_core::symbol::conf::SymbolConf;
 use perf_core::symbol::dso::DsoId;
-use perf_core::symbol::map::{self, Map, MapInfo};
-use perf_core::symbol::resolve::{ThreadMaps, CPUMODE_KERNEL, CPUMODE_MASK};
+use perf_core::symbol::map::{MapInfo, Maps};
+use perf_core::symbol::resolve::{CPUMODE_KERNEL, CPUMODE_MASK};
 use perf_core::symbol::Dsos;
-
-struct Maps<'a>(&'a [Arc<Map>]);
-
-impl ThreadMaps for Maps<'_> {
-    fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
-        map::find(self.0, addr)
-    }
-}
 
 fn hex(s: &str) -> u64 {
     u64::from_str_radix(s, 16).unwrap_or(0)
@@ -53,7 +45,8 @@ fn maxrss_kb() -> u64 {
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "srcline".into());
     let dsos = Dsos::new(SymbolConf::default());
-    let mut procs: HashMap<i32, Vec<Arc<Map>>> = HashMap::new();
+    let mut procs: HashMap<i32, Maps> = HashMap::new();
+    let no_maps = Maps::default();
     let (mut samples, mut frames, mut lines, mut texts) = (0u64, 0u64, 0u64, 0u64);
     let mut parse = std::time::Duration::ZERO;
     let start = Instant::now();
@@ -97,7 +90,7 @@ fn main() {
                     dsos.process_kernel_mmap(&info);
                 } else {
                     let map = dsos.map_new(&info);
-                    map::insert(procs.entry(info.pid).or_default(), map);
+                    procs.entry(info.pid).or_default().insert(map);
                 }
             }
             "F" => {
@@ -108,8 +101,8 @@ fn main() {
                 if pid != ppid {
                     let parent = procs.get(&ppid).cloned().unwrap_or_default();
                     let child = procs.entry(pid).or_default();
-                    for m in parent {
-                        map::insert(child, m);
+                    for m in parent.iter() {
+                        child.insert(Arc::clone(m));
                     }
                 }
             }
@@ -120,8 +113,8 @@ fn main() {
                     continue;
                 };
                 samples += 1;
-                let maps = Maps(procs.get(&(*pid as i32)).map_or(&[][..], |v| &v[..]));
-                let al = dsos.thread_find_symbol(&maps, (*misc as u16 & CPUMODE_MASK) as u8, *ip);
+                let maps = procs.get(&(*pid as i32)).unwrap_or(&no_maps);
+                let al = dsos.thread_find_symbol(maps, (*misc as u16 & CPUMODE_MASK) as u8, *ip);
                 match mode.as_str() {
                     "srccode" => {
                         if let Some(c) = dsos.srccode(&al) {
@@ -130,7 +123,7 @@ fn main() {
                         }
                     }
                     _ => {
-                        for node in dsos.resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH) {
+                        for node in dsos.resolve_callchain(maps, chain, PERF_MAX_STACK_DEPTH) {
                             frames += 1;
                             let _ = std::hint::black_box(node.symbol_name());
                             if mode == "srcline"

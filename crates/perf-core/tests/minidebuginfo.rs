@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use perf_core::symbol::conf::SymbolConf;
-use perf_core::symbol::map::MapInfo;
+use perf_core::symbol::map::{MapInfo, Maps};
 use perf_core::symbol::resolve::CPUMODE_USER;
 use perf_core::symbol::Dsos;
 
@@ -64,7 +64,8 @@ fn function_names_from_gnu_debugdata() {
         "the symbols came from .gnu_debugdata"
     );
     // And a lookup by address finds them.
-    let maps = vec![map];
+    let mut maps = Maps::default();
+    maps.insert(map);
     let leaf = loaded
         .symbols
         .iter()

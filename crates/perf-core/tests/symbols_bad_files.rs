@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use perf_core::symbol::conf::SymbolConf;
-use perf_core::symbol::map::MapInfo;
+use perf_core::symbol::map::{MapInfo, Maps};
 use perf_core::symbol::resolve::{CPUMODE_KERNEL, CPUMODE_USER};
 use perf_core::symbol::Dsos;
 
@@ -27,7 +27,8 @@ fn exercise(dir: &Path, path: &Path, n: usize) {
     };
     let dsos = Dsos::new(conf);
     let name = path.to_string_lossy().into_owned();
-    let maps = vec![dsos.map_new(&MapInfo {
+    let mut maps = Maps::default();
+    maps.insert(dsos.map_new(&MapInfo {
         pid: 1,
         start: 0x400000,
         len: 0x100000,
@@ -37,7 +38,7 @@ fn exercise(dir: &Path, path: &Path, n: usize) {
         flags: 2,
         dso_id: None,
         build_id: None,
-    })];
+    }));
     for addr in (0x400000..0x404000u64).step_by(0x3f) {
         let al = dsos.thread_find_symbol(&maps, CPUMODE_USER, addr);
         if let Some(m) = &al.map {
@@ -66,7 +67,8 @@ fn exercise(dir: &Path, path: &Path, n: usize) {
     ));
     if std::fs::copy(path, &jit).is_ok() {
         let name = jit.to_string_lossy().into_owned();
-        let m = vec![dsos.map_new(&MapInfo {
+        let mut m = Maps::default();
+        m.insert(dsos.map_new(&MapInfo {
             filename: name.as_bytes(),
             ..MapInfo {
                 pid: 1,
@@ -79,7 +81,7 @@ fn exercise(dir: &Path, path: &Path, n: usize) {
                 dso_id: None,
                 build_id: None,
             }
-        })];
+        }));
         for addr in [0u64, 0x400000, 0x7f0000000000] {
             let _ = dsos.thread_find_symbol(&m, CPUMODE_USER, addr);
         }

@@ -10,16 +10,17 @@ use perf_core::evlist::RecordRef;
 use perf_core::perf_data::abi::{PERF_RECORD_STAT, PERF_RECORD_STAT_ROUND};
 use perf_core::perf_data::user::{Stat, StatRound};
 use perf_core::record::{self, Body, Mmap2File, Record, Sample, SampleMembers};
-use perf_core::session::{Event, MachineRef};
+use perf_core::session::Event;
 use perf_core::tracefs::Format;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::error::PerfError;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
+use crate::symbols::{getters, FileSample, PyBranchStack, PyCallchain, SampleSource};
 use crate::tracepoint_sample::TracepointSampleEvent;
 
 /// C's `%#lx`: `0x…` in lowercase hex, but plain `0` for zero.
@@ -386,6 +387,78 @@ impl SampleEvent {
     fn evsel(&self, py: Python<'_>) -> Option<Py<PyEvsel>> {
         self.evsel_obj.as_ref().map(|e| e.clone_ref(py))
     }
+
+    // Symbols (symbols.rs): resolved at the first read, None when not.
+    /// The DSO's name.
+    #[getter]
+    fn dso(&mut self) -> Option<String> {
+        self.located().and_then(getters::dso)
+    }
+    /// The DSO's long name.
+    #[getter]
+    fn dso_long_name(&mut self) -> Option<String> {
+        self.located().and_then(getters::dso_long_name)
+    }
+    /// The DSO's build id (hex).
+    #[getter]
+    fn dso_bid(&mut self) -> Option<String> {
+        self.located().and_then(getters::dso_bid)
+    }
+    /// The map's first address.
+    #[getter]
+    fn map_start(&mut self) -> Option<u64> {
+        self.located()
+            .and_then(|al| getters::map(al, |m| m.start()))
+    }
+    /// The map's end.
+    #[getter]
+    fn map_end(&mut self) -> Option<u64> {
+        self.located().and_then(|al| getters::map(al, |m| m.end()))
+    }
+    /// The map's file offset.
+    #[getter]
+    fn map_pgoff(&mut self) -> Option<u64> {
+        self.located()
+            .and_then(|al| getters::map(al, |m| m.pgoff()))
+    }
+    /// The symbol's name.
+    #[getter]
+    fn symbol(&mut self) -> Option<String> {
+        self.located().and_then(getters::symbol)
+    }
+    /// The symbol's start.
+    #[getter]
+    fn sym_start(&mut self) -> Option<u64> {
+        self.located().and_then(|al| getters::sym(al, true))
+    }
+    /// The symbol's end.
+    #[getter]
+    fn sym_end(&mut self) -> Option<u64> {
+        self.located().and_then(|al| getters::sym(al, false))
+    }
+    /// The call chain, leaf first.
+    #[getter]
+    fn callchain(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyCallchain>>> {
+        self.file.as_mut().map_or(Ok(None), |f| f.callchain(py))
+    }
+    /// The branch stack.
+    #[getter]
+    fn brstack(&self) -> Option<PyBranchStack> {
+        self.file.as_ref().and_then(FileSample::brstack)
+    }
+    /// The source file, line and text of addr (default: the sample's ip).
+    #[pyo3(signature = (addr=None))]
+    fn srccode<'py>(
+        &mut self,
+        py: Python<'py>,
+        addr: Option<u64>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        self.file.as_mut().map_or(Ok(None), |f| f.srccode(py, addr))
+    }
+    /// The instruction bytes at the sample's ip.
+    fn insn<'py>(&mut self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.file.as_mut().and_then(|f| f.insn(py))
+    }
 }
 
 impl SampleEvent {
@@ -395,11 +468,9 @@ impl SampleEvent {
         self.raw_order.unwrap_or(Endian::NATIVE)
     }
 
-    /// What a sample read from a perf.data file keeps of its session
-    /// (`None` for live samples).
-    #[allow(dead_code)] // for what resolves symbols of file samples
-    pub fn file(&self) -> Option<&FileSample> {
-        self.file.as_ref()
+    /// The sample's ip resolved (file samples; None for live ones).
+    fn located(&mut self) -> Option<&perf_core::symbol::resolve::AddrLocation> {
+        self.file.as_mut().and_then(FileSample::location)
     }
 
     /// Copies `payload` into the kept RAW buffer (reused from sample to
@@ -472,25 +543,6 @@ impl SampleExtras {
             data_src: s.data_src,
         }
     }
-}
-
-/// What a sample read from a perf.data file keeps of its session, for what
-/// reads it later (symbols, call chains): the session's machine (threads
-/// and maps as they are when it is read), its evsel as the file describes
-/// it, and the record itself (native byte order).
-pub struct FileSample {
-    /// Shared by the samples of one evsel of one session.
-    pub source: Arc<SampleSource>,
-    /// The whole record.
-    pub record: Vec<u8>,
-}
-
-/// See [`FileSample`].
-pub struct SampleSource {
-    /// The session's machine.
-    pub machine: MachineRef,
-    /// The evsel (attr, name, parse layout, tracepoint format).
-    pub evsel: perf_core::session::Evsel,
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -579,19 +631,8 @@ pub fn file_sample(
         e.raw_order = (!ev.raw_endian.is_native()).then_some(ev.raw_endian);
         e.set_evsel(py, evsel);
         match &mut e.file {
-            Some(f) => {
-                f.record.clear();
-                f.record.extend_from_slice(ev.bytes);
-                if !Arc::ptr_eq(&f.source, source) {
-                    f.source = source.clone();
-                }
-            }
-            None => {
-                e.file = Some(FileSample {
-                    source: source.clone(),
-                    record: ev.bytes.to_vec(),
-                })
-            }
+            Some(f) => f.refill(source, ev.bytes),
+            None => e.file = Some(FileSample::new(source, ev.bytes)),
         }
     })
 }

@@ -45,6 +45,19 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("data", crate::data::PyData::type_object(py))?;
     m.add("session", crate::session::PySession::type_object(py))?;
     m.add("thread", crate::thread::PyThread::type_object(py))?;
+    m.add("callchain", crate::symbols::PyCallchain::type_object(py))?;
+    m.add(
+        "callchain_node",
+        crate::symbols::PyCallchainNode::type_object(py),
+    )?;
+    m.add(
+        "branch_stack",
+        crate::symbols::PyBranchStack::type_object(py),
+    )?;
+    m.add(
+        "branch_entry",
+        crate::symbols::PyBranchEntry::type_object(py),
+    )?;
     crate::build_info::add_to(m)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `perf.session(data, sample=None, stat=None, context_switch=None)`: reads
+//! `perf.session(data, sample=None, stat=None, context_switch=None, vmlinux=None,
+//! kallsyms=None, symfs=None)`: reads
 //! a `perf.data` input in time order (perf-core's `session::Session`),
 //! calling back into Python:
 //!
@@ -18,19 +19,22 @@
 //! session holds its callbacks and takes part in garbage collection, so a
 //! `session -> bound method -> object -> session` cycle is collected.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use perf_core::perf_data::user::{Stat, StatRound};
 use perf_core::record::{PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE};
 use perf_core::session::{self, Event, Handler, MachineRef, ProcessError, Session};
+use perf_core::symbol::conf::SymbolConf;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::data::{try_lock, PyData, PyWait};
-use crate::events::{self, SampleSource};
+use crate::events;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
+use crate::symbols::SampleSource;
 use crate::thread::PyThread;
 
 /// perf session object.
@@ -113,12 +117,16 @@ fn callback(arg: Option<Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Py<PyA
 #[pymethods]
 impl PySession {
     #[new]
-    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None))]
+    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None, vmlinux=None, kallsyms=None, symfs=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         data: &Bound<'_, PyAny>,
         sample: Option<Bound<'_, PyAny>>,
         stat: Option<Bound<'_, PyAny>>,
         context_switch: Option<Bound<'_, PyAny>>,
+        vmlinux: Option<PathBuf>,
+        kallsyms: Option<PathBuf>,
+        symfs: Option<PathBuf>,
     ) -> PyResult<Self> {
         let data = data.cast::<PyData>().map_err(|_| {
             let t = data
@@ -133,7 +141,8 @@ impl PySession {
             stat: callback(stat, "stat")?,
             context_switch: callback(context_switch, "context_switch")?,
         };
-        let session = data.get().open_session()?;
+        let mut session = data.get().open_session()?;
+        session.set_symbols(SymbolConf::from_keywords(vmlinux, kallsyms, symfs));
         Ok(PySession {
             machine: session.machine().clone(),
             e_machine: session.e_machine(),

@@ -23,6 +23,40 @@ pub struct BranchEntry {
     pub flags: u64,
 }
 
+/// The fields of `flags` (the kernel's bitfield order on little-endian
+/// machines, which perf writes the word in).
+impl BranchEntry {
+    /// `mispred`.
+    pub fn mispred(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    /// `predicted`.
+    pub fn predicted(&self) -> bool {
+        self.flags & 2 != 0
+    }
+
+    /// `in_tx`.
+    pub fn in_tx(&self) -> bool {
+        self.flags & 4 != 0
+    }
+
+    /// `abort`.
+    pub fn abort(&self) -> bool {
+        self.flags & 8 != 0
+    }
+
+    /// `cycles` since the previous branch (0: unknown).
+    pub fn cycles(&self) -> u16 {
+        ((self.flags >> 4) & 0xffff) as u16
+    }
+
+    /// `type` (`PERF_BR_*`).
+    pub fn type_(&self) -> u8 {
+        ((self.flags >> 20) & 0xf) as u8
+    }
+}
+
 /// `PERF_SAMPLE_BRANCH_STACK` data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BranchStack {

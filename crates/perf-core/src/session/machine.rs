@@ -13,22 +13,36 @@
 //!   synthesized with `PERF_RECORD_MISC_FORK_EXEC`); an existing thread
 //!   with the child's tid is replaced;
 //! * EXIT marks the thread exited (it stays findable, as in perf);
-//! * MMAP/MMAP2 of user space go to the thread's maps, kernel ones to the
-//!   machine's kernel maps, overlaps cut as perf's
-//!   `maps__fixup_overlappings` does.
+//! * MMAP/MMAP2 of user space go to the thread's maps (a
+//!   [`crate::symbol::map::Map`] of the session's [`Dsos`], overlaps cut as
+//!   perf's `maps__fixup_overlappings` does), kernel ones and KSYMBOLs to
+//!   the kernel maps the [`Dsos`] keep.
+//!
+//! The machine owns the session's [`Dsos`]: every object is known once and
+//! its symbols are loaded once (by build id), whatever the number of
+//! processes mapping it. [`Machine::resolve`] and
+//! [`Machine::resolve_callchain`] are perf's `machine__resolve` and
+//! `thread__resolve_callchain` for a sample.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::evlist::IdHasher;
-use super::maps::{Map, MapFile, Maps};
 use crate::perf_data::abi::*;
 use crate::perf_data::BuildId;
 use crate::record::PERF_RECORD_MISC_CPUMODE_MASK;
 use crate::record::{
     bytes, Body, Mmap2File, Record, PERF_RECORD_EXIT, PERF_RECORD_FORK, PERF_RECORD_KSYMBOL,
 };
+use crate::symbol::callchain::{CallchainNode, PERF_MAX_STACK_DEPTH};
+use crate::symbol::dso::DsoId;
+use crate::symbol::map::{MapInfo, Maps};
+use crate::symbol::resolve::AddrLocation;
+use crate::symbol::{build_id, Dsos};
+
+/// The maps of a thread that has none.
+static NO_MAPS: Maps = Maps::EMPTY;
 
 /// One comm of a thread, from the time it was set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,14 +132,15 @@ impl Thread {
     }
 }
 
-/// The machine: threads, their maps, the kernel's maps, build ids.
+/// The machine: threads, their maps, the DSOs (and the kernel's maps),
+/// build ids.
 #[derive(Debug, Clone, Default)]
 pub struct Machine {
     // Looked up for every sample a handler resolves: SipHash was 7 % of a
     // drain of a 1 M-sample file (perf record), this hasher ~1 %.
     threads: HashMap<i32, Thread, BuildHasherDefault<IdHasher>>,
     maps: Vec<Maps>,
-    kernel_maps: Maps,
+    dsos: Arc<Dsos>,
     build_ids: Vec<BuildId>,
     /// A COMM with `PERF_RECORD_MISC_COMM_EXEC` was seen (perf's
     /// `machine->comm_exec`).
@@ -133,6 +148,28 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// A machine whose objects and symbols are those of `dsos`.
+    pub fn new(dsos: Dsos) -> Machine {
+        Machine {
+            dsos: Arc::new(dsos),
+            ..Machine::default()
+        }
+    }
+
+    /// Takes objects and symbols from `dsos` (the file's build ids given
+    /// again); the maps made so far keep the old DSOs.
+    pub(crate) fn set_dsos(&mut self, dsos: Dsos) {
+        for b in &self.build_ids {
+            dsos.add_header_build_id(b.filename.as_bytes(), build_id::BuildId::new(&b.build_id));
+        }
+        self.dsos = Arc::new(dsos);
+    }
+
+    /// The objects (DSOs), the kernel's maps and the symbol sources.
+    pub fn dsos(&self) -> &Arc<Dsos> {
+        &self.dsos
+    }
+
     /// perf's `machine__find_thread`: the thread with id `tid` (threads
     /// are found by tid; `pid` is not used). For a process's main thread,
     /// pass its pid as `tid`.
@@ -148,13 +185,33 @@ impl Machine {
 
     /// The maps of a thread's process.
     pub fn maps(&self, thread: &Thread) -> &Maps {
-        static EMPTY: Maps = Maps::EMPTY;
-        self.maps.get(thread.maps).unwrap_or(&EMPTY)
+        self.maps.get(thread.maps).unwrap_or(&NO_MAPS)
     }
 
-    /// The kernel's maps (`[kernel.kallsyms]_text`, modules, BPF programs).
-    pub fn kernel_maps(&self) -> &Maps {
-        &self.kernel_maps
+    /// The maps a sample of `pid`/`tid` sees: its thread's, else (a thread
+    /// the records never named) its process's, as perf's
+    /// `machine__findnew_thread` would make it.
+    pub fn thread_maps(&self, pid: i32, tid: i32) -> &Maps {
+        match self.threads.get(&tid).or_else(|| self.threads.get(&pid)) {
+            Some(t) => self.maps(t),
+            None => &NO_MAPS,
+        }
+    }
+
+    /// perf's `machine__resolve` for an address of a sample of `pid`/`tid`
+    /// with `cpumode` (`header.misc & PERF_RECORD_MISC_CPUMODE_MASK`): its
+    /// map, DSO and symbol, the DSO's symbols loaded on first use.
+    pub fn resolve(&self, pid: i32, tid: i32, cpumode: u8, addr: u64) -> AddrLocation {
+        self.dsos
+            .thread_find_symbol(self.thread_maps(pid, tid), cpumode, addr)
+    }
+
+    /// perf's `thread__resolve_callchain` (default `callchain_param`,
+    /// `PERF_MAX_STACK_DEPTH`) for a sample's `PERF_SAMPLE_CALLCHAIN`
+    /// words: the frames, leaf first, `PERF_CONTEXT_*` markers consumed.
+    pub fn resolve_callchain(&self, pid: i32, tid: i32, chain: &[u64]) -> Vec<CallchainNode> {
+        self.dsos
+            .resolve_callchain(self.thread_maps(pid, tid), chain, PERF_MAX_STACK_DEPTH)
     }
 
     /// The build ids of the file (its `HEADER_BUILD_ID` feature and
@@ -163,8 +220,14 @@ impl Machine {
         &self.build_ids
     }
 
+    /// The file's build-id table: kept, and given to the DSOs (a map of
+    /// one of these files gets its recorded build id).
     pub(crate) fn add_build_ids(&mut self, ids: impl IntoIterator<Item = BuildId>) {
-        self.build_ids.extend(ids);
+        for b in ids {
+            self.dsos
+                .add_header_build_id(b.filename.as_bytes(), build_id::BuildId::new(&b.build_id));
+            self.build_ids.push(b);
+        }
     }
 
     fn new_maps(&mut self) -> usize {
@@ -274,17 +337,18 @@ impl Machine {
                 } else {
                     0
                 };
-                let map = Map {
+                let info = MapInfo {
+                    pid: *pid as i32,
                     start: *start,
-                    end: start.wrapping_add(*len),
+                    len: *len,
                     pgoff: *pgoff,
-                    filename: String::from_utf8_lossy(bytes(bytes_of, filename)).into(),
-                    file: MapFile::Unknown,
+                    filename: bytes(bytes_of, filename),
                     prot,
                     flags: 0,
-                    misc,
+                    dso_id: None,
+                    build_id: None,
                 };
-                self.insert_map(*pid as i32, *tid as i32, map);
+                self.insert_map(*tid as i32, misc, &info);
             }
             (
                 Body::Mmap2 {
@@ -300,51 +364,57 @@ impl Machine {
                 },
                 _,
             ) => {
-                let file = match *file {
+                let (dso_id, build_id) = match *file {
                     Mmap2File::Inode {
                         maj,
                         min,
                         ino,
                         ino_generation,
-                    } => MapFile::Inode {
-                        maj,
-                        min,
-                        ino,
-                        ino_generation,
-                    },
-                    Mmap2File::BuildId { size, build_id } => MapFile::BuildId(
+                    } => (
+                        Some(DsoId {
+                            maj,
+                            min,
+                            ino,
+                            ino_generation,
+                        }),
+                        None,
+                    ),
+                    Mmap2File::BuildId { size, build_id } => (
+                        None,
                         build_id
                             .get(..usize::from(size))
-                            .unwrap_or_default()
-                            .to_vec(),
+                            .map(build_id::BuildId::new),
                     ),
                 };
-                let map = Map {
+                let info = MapInfo {
+                    pid: *pid as i32,
                     start: *start,
-                    end: start.wrapping_add(*len),
+                    len: *len,
                     pgoff: *pgoff,
-                    filename: String::from_utf8_lossy(bytes(bytes_of, filename)).into(),
-                    file,
+                    filename: bytes(bytes_of, filename),
                     prot: *prot,
                     flags: *flags,
-                    misc,
+                    dso_id,
+                    build_id,
                 };
-                self.insert_map(*pid as i32, *tid as i32, map);
+                self.insert_map(*tid as i32, misc, &info);
             }
-            (Body::Other { body }, PERF_RECORD_KSYMBOL) => {
-                self.ksymbol(bytes(bytes_of, body), misc)
-            }
+            (Body::Other { body }, PERF_RECORD_KSYMBOL) => self.ksymbol(bytes(bytes_of, body)),
             _ => {}
         }
     }
 
-    fn insert_map(&mut self, pid: i32, tid: i32, map: Map) {
-        let cpumode = map.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    /// perf's `machine__process_mmap2_event`: a kernel map (by the
+    /// record's cpumode) to the DSOs' kernel maps, else a map of the
+    /// thread's process.
+    fn insert_map(&mut self, tid: i32, misc: u16, info: &MapInfo<'_>) {
+        let cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
         if cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL {
-            self.kernel_maps.insert(map);
+            self.dsos.process_kernel_mmap(info);
             return;
         }
-        let maps = self.findnew_thread(pid, tid).maps;
+        let map = self.dsos.map_new(info);
+        let maps = self.findnew_thread(info.pid, tid).maps;
         if let Some(m) = self.maps.get_mut(maps) {
             m.insert(map);
         }
@@ -352,29 +422,17 @@ impl Machine {
 
     /// KSYMBOL: `{ u64 addr; u32 len; u16 ksym_type; u16 flags; char name[]; }`;
     /// flags bit 0 is `PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER`.
-    fn ksymbol(&mut self, body: &[u8], misc: u16) {
+    fn ksymbol(&mut self, body: &[u8]) {
         let ne = crate::endian::Endian::NATIVE;
         let (Some(addr), Some(len), Some(flags)) =
             (ne.u64_at(body, 0), ne.u32_at(body, 8), ne.u16_at(body, 14))
         else {
             return;
         };
-        if flags & 1 != 0 {
-            self.kernel_maps.remove(addr);
-            return;
-        }
         let name = body.get(16..).unwrap_or_default();
         let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
-        self.kernel_maps.insert(Map {
-            start: addr,
-            end: addr.wrapping_add(u64::from(len)),
-            pgoff: 0,
-            filename: String::from_utf8_lossy(name.get(..end).unwrap_or_default()).into(),
-            file: MapFile::Unknown,
-            prot: libc::PROT_EXEC as u32,
-            flags: 0,
-            misc,
-        });
+        let name = String::from_utf8_lossy(name.get(..end).unwrap_or_default());
+        self.dsos.process_ksymbol(addr, len, &name, flags & 1 != 0);
     }
 
     /// perf's `machine__process_fork_event`.
@@ -415,7 +473,7 @@ impl Machine {
             let copy = self.maps.get(parent_maps).cloned().unwrap_or_default();
             if let Some(m) = self.maps.get_mut(child_maps) {
                 for map in copy.iter() {
-                    m.insert(Map::clone(map));
+                    m.insert(Arc::clone(map));
                 }
             }
         }
@@ -429,6 +487,11 @@ impl Machine {
 pub struct MachineRef(Arc<Mutex<Machine>>);
 
 impl MachineRef {
+    /// Shares `machine`.
+    pub fn new(machine: Machine) -> MachineRef {
+        MachineRef(Arc::new(Mutex::new(machine)))
+    }
+
     /// The machine (a panicking holder cannot leave it half-changed: every
     /// change is made under one lock and completes).
     pub fn lock(&self) -> MutexGuard<'_, Machine> {

@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::attr::{flag, Attr};
-use crate::record::{parse, ParseInfo, PERF_RECORD_COMM, PERF_RECORD_MMAP2, PERF_SAMPLE_TIME};
+use crate::record::{
+    parse, ParseInfo, PERF_RECORD_COMM, PERF_RECORD_KSYMBOL, PERF_RECORD_MMAP2, PERF_SAMPLE_TIME,
+};
 
 /// Records whose `sample_id` trailer is `{ u64 time; }`.
 fn info() -> ParseInfo {
@@ -87,14 +89,19 @@ fn comm_changes_over_time() {
 
 #[test]
 fn threads_of_a_process_share_maps_and_new_processes_copy_them() {
-    let mut m = Machine::default();
+    // Kernel symbols from nowhere: the kernel's map stays as recorded.
+    let conf = crate::symbol::conf::SymbolConf {
+        kallsyms: Some("/nonexistent/kallsyms".into()),
+        ..Default::default()
+    };
+    let mut m = Machine::new(Dsos::new(conf));
     comm(&mut m, 100, 100, "main", 1, false);
     mmap2(&mut m, 100, 100, 0x1000, 0x1000, "/bin/a", 2);
     // A second thread of 100: created with its leader's maps.
     comm(&mut m, 100, 101, "worker", 2, false);
     let worker = m.find_thread(100, 101).unwrap();
     assert_eq!(
-        m.maps(worker).find(0x1800).map(|x| &*x.filename),
+        m.maps(worker).find(0x1800).map(|x| x.dso().name()),
         Some("/bin/a")
     );
     mmap2(&mut m, 100, 101, 0x3000, 0x1000, "/lib/b.so", 2);
@@ -130,7 +137,26 @@ fn threads_of_a_process_share_maps_and_new_processes_copy_them() {
         "[kernel.kallsyms]_text",
         1,
     );
-    assert_eq!(m.kernel_maps().len(), 1);
+    let k = m.dsos().find_kernel_map(0xffff_0800).expect("kernel map");
+    assert_eq!(k.dso().name(), "[kernel.kallsyms]");
+    assert!(m.thread_maps(100, 100).find(0xffff_0800).is_none());
+    // A BPF program (KSYMBOL): its own map and symbol, until unregistered.
+    let ksymbol = |m: &mut Machine, flags: u16| {
+        let mut body = 0xffff_a000_u64.to_ne_bytes().to_vec();
+        body.extend_from_slice(&0x80u32.to_ne_bytes());
+        body.extend_from_slice(&1u16.to_ne_bytes());
+        body.extend_from_slice(&flags.to_ne_bytes());
+        body.extend_from_slice(b"bpf_prog_0123_f\0");
+        let r = rec(PERF_RECORD_KSYMBOL, 1, &body, 9);
+        let parsed = parse(&r, &info()).unwrap();
+        m.process(&parsed, &r);
+    };
+    ksymbol(&mut m, 0);
+    let al = m.resolve(-1, 0, 1, 0xffff_a010);
+    assert_eq!(al.symbol_name(), Some("bpf_prog_0123_f"));
+    assert_eq!(al.symoff(), Some(0x10));
+    ksymbol(&mut m, 1);
+    assert!(m.resolve(-1, 0, 1, 0xffff_a010).map.is_none());
     // EXIT marks, and the thread stays findable; a new FORK of that tid replaces it.
     task(&mut m, PERF_RECORD_EXIT, 0, [200, 100, 200, 100], 7);
     assert!(m.find_thread(200, 200).unwrap().exited);

@@ -10,7 +10,10 @@
 //! | session `evlist`, `evlist__event2evsel`  | [`Evlist`]                    |
 //! | `ordered_events`                         | `ordered_events`              |
 //! | `struct machine`, `struct thread`        | [`Machine`], [`Thread`]       |
-//! | `struct maps`, `struct map`              | [`Maps`], [`Map`]             |
+//! | `struct maps`, `struct map`              | [`Maps`], [`Map`] (`symbol::map`) |
+//! | `machine->dsos`, `symbol_conf`           | [`Machine::dsos`], [`SessionOptions::symbols`] |
+//! | `machine__resolve`                       | [`Event::resolve`], [`Machine::resolve`] |
+//! | `thread__resolve_callchain`              | [`Event::callchain`], [`Machine::resolve_callchain`] |
 //! | `perf_env`                               | [`Session::features`]         |
 //!
 //! ```text
@@ -28,23 +31,25 @@
 mod evlist;
 mod machine;
 mod machine_arch;
-mod maps;
 mod ordered_events;
 mod process;
 
 use std::sync::Arc;
 
+pub use crate::symbol::map::{Map, Maps};
 pub use evlist::{Evlist, Evsel};
 pub use machine::{Comm, Machine, MachineRef, Thread};
 pub use machine_arch::{e_machine_of_arch, is_64_bit_arch, is_64_bit_machine};
-pub use maps::{Map, MapFile, Maps};
 pub use ordered_events::DEFAULT_QUEUE_BYTES;
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};
 use crate::perf_data::user::{IdIndexEntry, Stat, StatRound, TimeConv};
 use crate::perf_data::{self, Features, FileHeader, PerfData, TracingData};
-use crate::record::{bytes, Record};
+use crate::record::{bytes, Record, PERF_RECORD_MISC_CPUMODE_MASK};
+use crate::symbol::callchain::CallchainNode;
+use crate::symbol::conf::SymbolConf;
+use crate::symbol::resolve::AddrLocation;
 use crate::tracefs::Value;
 
 /// How a session reads.
@@ -56,6 +61,10 @@ pub struct SessionOptions {
     /// Deliver in time order (perf's `tool.ordered_events`); off, records
     /// come in file order.
     pub ordered: bool,
+    /// Where symbols come from (`vmlinux`, `kallsyms`, `symfs`, the
+    /// build-id cache). Unless set here, the kernel release of the vmlinux
+    /// search path is the file's (its OSRELEASE feature).
+    pub symbols: SymbolConf,
 }
 
 impl Default for SessionOptions {
@@ -63,6 +72,7 @@ impl Default for SessionOptions {
         SessionOptions {
             queue_bytes: DEFAULT_QUEUE_BYTES,
             ordered: true,
+            symbols: SymbolConf::default(),
         }
     }
 }
@@ -104,6 +114,39 @@ impl<'a> Event<'a> {
             .raw
             .as_ref()
             .map(|r| bytes(self.bytes, r))
+    }
+
+    /// The sample's cpumode (`header.misc & PERF_RECORD_MISC_CPUMODE_MASK`).
+    pub fn cpumode(&self) -> u8 {
+        (self.record.header.misc & PERF_RECORD_MISC_CPUMODE_MASK) as u8
+    }
+
+    /// perf's `machine__resolve` of a sample's ip: map, DSO, symbol (see
+    /// [`Machine::resolve`]).
+    pub fn resolve(&self) -> AddrLocation {
+        self.resolve_addr(self.record.sample.ip)
+    }
+
+    /// [`Machine::resolve`] of any address of this sample's thread, with
+    /// the sample's cpumode (the Python `srccode(addr)`).
+    pub fn resolve_addr(&self, addr: u64) -> AddrLocation {
+        let s = &self.record.sample;
+        self.machine
+            .lock()
+            .resolve(s.pid, s.tid, self.cpumode(), addr)
+    }
+
+    /// The sample's call chain resolved, leaf first (see
+    /// [`Machine::resolve_callchain`]; empty without
+    /// `PERF_SAMPLE_CALLCHAIN`).
+    pub fn callchain(&self) -> Vec<CallchainNode> {
+        let s = &self.record.sample;
+        if s.callchain.is_empty() {
+            return Vec::new();
+        }
+        self.machine
+            .lock()
+            .resolve_callchain(s.pid, s.tid, &s.callchain)
     }
 
     /// A tracepoint field by name, decoded from the file's tracing data
@@ -282,6 +325,17 @@ impl Session {
         handler: &mut H,
     ) -> Result<(), ProcessError<H::Error>> {
         process::process_events(self, handler)
+    }
+
+    /// Takes symbols from `conf` (`vmlinux=`, `kallsyms=`, `symfs=`)
+    /// instead of the options' (before [`Session::process_events`]: the
+    /// objects seen so far are forgotten). The kernel release of the
+    /// vmlinux search path is the file's unless `conf` says one.
+    pub fn set_symbols(&mut self, mut conf: SymbolConf) {
+        if conf.os_release.is_none() {
+            conf.os_release.clone_from(&self.features.os_release);
+        }
+        self.machine.lock().set_dsos(crate::symbol::Dsos::new(conf));
     }
 
     /// The path given.

@@ -126,6 +126,7 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
         stats: Stats::default(),
         run: None,
     };
+    s.set_symbols(options.symbols);
     let mut run = run;
     if s.is_pipe {
         read_prologue(&mut s, &mut run)?;

@@ -55,6 +55,30 @@ impl SymbolConf {
         conf
     }
 
+    /// The symbol sources a Python session is given: each keyword
+    /// (`vmlinux=`, `kallsyms=`, `symfs=`), else its environment variable
+    /// (`PERF_SYMBOL_VMLINUX`, `PERF_SYMBOL_KALLSYMS`, `PERF_SYMBOL_SYMFS`,
+    /// as upstream's session reads them; empty means unset), else perf's
+    /// default.
+    pub fn from_keywords(
+        vmlinux: Option<PathBuf>,
+        kallsyms: Option<PathBuf>,
+        symfs: Option<PathBuf>,
+    ) -> Self {
+        let env = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let mut conf = SymbolConf::default();
+        if let Some(dir) = symfs.or_else(|| env("PERF_SYMBOL_SYMFS")) {
+            conf.set_symfs(dir);
+        }
+        conf.vmlinux = vmlinux.or_else(|| env("PERF_SYMBOL_VMLINUX"));
+        conf.kallsyms = kallsyms.or_else(|| env("PERF_SYMBOL_KALLSYMS"));
+        conf
+    }
+
     /// Sets the symfs as `--symfs` does.
     pub fn set_symfs(&mut self, symfs: impl Into<PathBuf>) {
         let symfs = symfs.into();

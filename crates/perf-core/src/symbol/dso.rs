@@ -28,6 +28,9 @@ pub enum DsoKind {
     /// Memory with no object (`//anon`, `[heap]`, `[stack]`, SysV shm):
     /// never has symbols.
     Anon,
+    /// A BPF program (or trampoline) a KSYMBOL record announced: kernel
+    /// space, one symbol, its name.
+    Bpf,
 }
 
 /// The device and inode of a mapped file (MMAP2's `maj`, `min`, `ino`,
@@ -84,6 +87,8 @@ pub enum BinaryType {
     MixedupUbuntuDebuginfo,
     /// The running process's own vDSO image.
     RunningVdso,
+    /// A KSYMBOL record (`DSO_BINARY_TYPE__BPF_PROG_INFO`).
+    BpfProgInfo,
 }
 
 impl BinaryType {
@@ -104,6 +109,7 @@ impl BinaryType {
             BinaryType::SystemPathKmodule => 'K',
             BinaryType::OpenembeddedDebuginfo => 'o',
             BinaryType::MixedupUbuntuDebuginfo => 'x',
+            BinaryType::BpfProgInfo => 'B',
         }
     }
 }
@@ -159,7 +165,9 @@ impl Dso {
     /// record (or perf) calls it.
     pub fn new(name: &str, kind: DsoKind, id: DsoId) -> Self {
         let short_name = match kind {
-            DsoKind::Kernel | DsoKind::Vdso | DsoKind::KernelModule => name.to_owned(),
+            DsoKind::Kernel | DsoKind::Vdso | DsoKind::KernelModule | DsoKind::Bpf => {
+                name.to_owned()
+            }
             _ => short_name_of(name),
         };
         Dso {
@@ -212,9 +220,12 @@ impl Dso {
         self.id
     }
 
-    /// True for the kernel and its modules.
+    /// True for the kernel, its modules and BPF programs.
     pub fn is_kernel(&self) -> bool {
-        matches!(self.kind, DsoKind::Kernel | DsoKind::KernelModule)
+        matches!(
+            self.kind,
+            DsoKind::Kernel | DsoKind::KernelModule | DsoKind::Bpf
+        )
     }
 
     /// The build id recorded in the file (header table or MMAP2), if any.

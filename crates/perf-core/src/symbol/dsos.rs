@@ -5,6 +5,7 @@
 //! loaded once per object and shared between DSOs with the same build id.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use super::build_id::BuildId;
@@ -34,6 +35,7 @@ pub struct Dsos {
     kmaps: RwLock<KernelMaps>,
     kernel: Arc<Dso>,
     sources: SourceCache,
+    nr_loads: AtomicU64,
 }
 
 impl std::fmt::Debug for Dsos {
@@ -41,6 +43,13 @@ impl std::fmt::Debug for Dsos {
         f.debug_struct("Dsos")
             .field("conf", &self.conf)
             .finish_non_exhaustive()
+    }
+}
+
+/// perf's default symbol sources.
+impl Default for Dsos {
+    fn default() -> Self {
+        Dsos::new(SymbolConf::default())
     }
 }
 
@@ -53,6 +62,7 @@ impl Dsos {
             kmaps: RwLock::new(KernelMaps::default()),
             kernel: kmaps::new_kernel_dso(),
             sources: SourceCache::default(),
+            nr_loads: AtomicU64::new(0),
         }
     }
 
@@ -179,6 +189,20 @@ impl Dsos {
         });
     }
 
+    /// A KSYMBOL record: a BPF program registered at `addr` (its map and
+    /// DSO), or unregistered.
+    pub fn process_ksymbol(&self, addr: u64, len: u32, name: &str, unregister: bool) {
+        let mut k = self.kmaps.write().unwrap_or_else(|e| e.into_inner());
+        k.process_ksymbol(addr, len, name, unregister);
+    }
+
+    /// How many user-space objects had their symbols loaded so far: each
+    /// binary once, whatever the number of processes and DSOs mapping it
+    /// (DSOs with one build id share one table).
+    pub fn nr_loads(&self) -> u64 {
+        self.nr_loads.load(Ordering::Relaxed)
+    }
+
     /// The kernel DSO (`[kernel.kallsyms]`).
     pub fn kernel(&self) -> &Arc<Dso> {
         &self.kernel
@@ -223,8 +247,7 @@ impl Dsos {
             shared.unwrap_or_else(|| Arc::new(self.load_now(dso)))
         }));
         if first && loaded.load_failed {
-            dso.failed_lookup_pending
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            dso.failed_lookup_pending.store(true, Ordering::Relaxed);
         }
         if let Some(b) = bid.or(loaded.build_id) {
             if loaded.symtab_type.is_some() {
@@ -235,6 +258,7 @@ impl Dsos {
     }
 
     fn load_now(&self, dso: &Dso) -> DsoSymbols {
+        self.nr_loads.fetch_add(1, Ordering::Relaxed);
         // perf decides by name: any object under /tmp/perf- is read as a
         // JIT map (`dso__load`'s `perfmap`).
         let perfmap = dso.name().starts_with("/tmp/perf-");

@@ -14,7 +14,7 @@ use super::dso_load::is_regular_file;
 use super::elf::{self, with_elf, AnyElf};
 use super::kallsyms::{self, ENTRY_TRAMPOLINE};
 use super::map::{Map, MapInfo};
-use super::symbols::{Symbol, Symbols};
+use super::symbols::{Symbol, Symbols, STB_GLOBAL, STT_FUNC};
 
 /// `machine->mmap_name` for the host.
 pub(crate) const KERNEL_MMAP_NAME: &str = "[kernel.kallsyms]";
@@ -115,6 +115,27 @@ impl KernelMaps {
             // kernel text they copy.
             self.insert(Arc::new(Map::new(start, end, pgoff, false, kernel)));
         }
+    }
+
+    /// `machine__process_ksymbol`: a BPF program's map and DSO (holding
+    /// one symbol, the program's name, at map-relative 0), or, with
+    /// `unregister`, the removal of the map at `addr` (never the kernel's).
+    pub(crate) fn process_ksymbol(&mut self, addr: u64, len: u32, name: &str, unregister: bool) {
+        if unregister {
+            self.maps
+                .retain(|m| m.start() != addr || m.dso().kind() == DsoKind::Kernel);
+            return;
+        }
+        let dso = Dso::new(name, DsoKind::Bpf, DsoId::default());
+        let mut symbols = Symbols::new();
+        symbols.insert(Symbol::new(0, u64::from(len), STB_GLOBAL, STT_FUNC, name));
+        let _ = dso.loaded.set(Arc::new(DsoSymbols {
+            symbols,
+            symtab_type: Some(BinaryType::BpfProgInfo),
+            ..Default::default()
+        }));
+        let end = addr.wrapping_add(u64::from(len));
+        self.insert(Arc::new(Map::new(addr, end, 0, false, Arc::new(dso))));
     }
 
     /// Loads the kernel's symbols once (`map__load` of the kernel map).

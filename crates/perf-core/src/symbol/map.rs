@@ -6,6 +6,7 @@
 //! where perf puts user-space symbols (see `elf_syms.rs`); for anonymous
 //! memory, JIT maps and the kernel loaded from kallsyms, the identity.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::build_id::BuildId;
@@ -187,35 +188,75 @@ impl Map {
     }
 }
 
-/// `maps__fixup_overlappings` + `maps__insert` on a thread's maps kept
-/// sorted by start: parts of older maps that `map` overlaps are cut away
-/// (what is left before and after it stays, `pgoff` moved along), then
-/// `map` goes in. A session may keep its maps this way; [`find`] looks one
-/// up.
-pub fn insert(maps: &mut Vec<Arc<Map>>, map: Arc<Map>) {
-    let (s, e) = (map.start(), map.end());
-    let mut kept = Vec::with_capacity(maps.len() + 2);
-    for pos in maps.drain(..) {
-        if pos.end() <= s || pos.start() >= e {
-            kept.push(pos);
-            continue;
-        }
-        if pos.start() < s {
-            kept.push(Arc::new(pos.with_range(pos.start(), s)));
-        }
-        if e < pos.end() {
-            kept.push(Arc::new(pos.with_range(e, pos.end())));
-        }
-    }
-    let at = kept.partition_point(|m| m.start() <= s);
-    kept.insert(at, map);
-    *maps = kept;
+/// A thread's (or the kernel's) maps: perf's `struct maps`, ordered by
+/// start, never overlapping.
+#[derive(Debug, Clone, Default)]
+pub struct Maps {
+    by_start: BTreeMap<u64, Arc<Map>>,
 }
 
-/// `maps__find` in maps kept by [`insert`].
-pub fn find(maps: &[Arc<Map>], addr: u64) -> Option<Arc<Map>> {
-    let at = maps.partition_point(|m| m.start() <= addr);
-    maps[..at].last().filter(|m| m.contains(addr)).cloned()
+impl Maps {
+    /// No maps.
+    pub const EMPTY: Maps = Maps {
+        by_start: BTreeMap::new(),
+    };
+
+    /// `maps__find`: the map holding `addr`.
+    pub fn find(&self, addr: u64) -> Option<&Arc<Map>> {
+        self.by_start
+            .range(..=addr)
+            .next_back()
+            .map(|(_, m)| m)
+            .filter(|m| m.contains(addr))
+    }
+
+    /// The maps, by start.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Map>> {
+        self.by_start.values()
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.by_start.len()
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.by_start.is_empty()
+    }
+
+    /// `maps__fixup_overlappings` + `maps__insert`: the parts of older maps
+    /// that `map` overlaps are cut away (what is left before and after it
+    /// stays, `pgoff` moved along), then `map` goes in.
+    pub fn insert(&mut self, map: Arc<Map>) {
+        let (s, e) = (map.start(), map.end());
+        let overlapping: Vec<u64> = self
+            .by_start
+            .range(..e)
+            .rev()
+            .take_while(|(_, m)| m.end() > s)
+            .map(|(&start, _)| start)
+            .collect();
+        for start in overlapping {
+            let Some(old) = self.by_start.remove(&start) else {
+                continue;
+            };
+            if old.start() < s {
+                self.by_start
+                    .insert(old.start(), Arc::new(old.with_range(old.start(), s)));
+            }
+            if e < old.end() {
+                self.by_start
+                    .insert(e, Arc::new(old.with_range(e, old.end())));
+            }
+        }
+        self.by_start.insert(s, map);
+    }
+
+    /// Removes the map starting at `start` (a BPF program unregistered).
+    pub fn remove(&mut self, start: u64) {
+        self.by_start.remove(&start);
+    }
 }
 
 #[cfg(test)]
@@ -237,15 +278,21 @@ mod tests {
     #[test]
     fn overlapping_maps_are_cut() {
         let dso = Arc::new(Dso::new("/bin/x", DsoKind::User, DsoId::default()));
-        let mut maps = Vec::new();
-        insert(
-            &mut maps,
-            Arc::new(Map::new(0x1000, 0x5000, 0, false, Arc::clone(&dso))),
-        );
-        insert(
-            &mut maps,
-            Arc::new(Map::new(0x2000, 0x3000, 0x9000, false, dso)),
-        );
+        let mut maps = Maps::default();
+        maps.insert(Arc::new(Map::new(
+            0x1000,
+            0x5000,
+            0,
+            false,
+            Arc::clone(&dso),
+        )));
+        maps.insert(Arc::new(Map::new(
+            0x2000,
+            0x3000,
+            0x9000,
+            false,
+            Arc::clone(&dso),
+        )));
         let r: Vec<(u64, u64, u64)> = maps
             .iter()
             .map(|m| (m.start(), m.end(), m.pgoff()))
@@ -258,7 +305,30 @@ mod tests {
                 (0x3000, 0x5000, 0x2000)
             ]
         );
-        assert_eq!(find(&maps, 0x2fff).map(|m| m.pgoff()), Some(0x9000));
-        assert!(find(&maps, 0x5000).is_none());
+        assert_eq!(maps.find(0x2fff).map(|m| m.pgoff()), Some(0x9000));
+        assert!(maps.find(0x5000).is_none());
+        assert!(maps.find(0xfff).is_none());
+        // One covering several replaces them; the ends are kept.
+        maps.insert(Arc::new(Map::new(
+            0x6000,
+            0x7000,
+            0x100,
+            false,
+            Arc::clone(&dso),
+        )));
+        maps.insert(Arc::new(Map::new(0x1800, 0x6800, 0, false, dso)));
+        let r: Vec<(u64, u64, u64)> = maps
+            .iter()
+            .map(|m| (m.start(), m.end(), m.pgoff()))
+            .collect();
+        assert_eq!(
+            r,
+            [
+                (0x1000, 0x1800, 0),
+                (0x1800, 0x6800, 0),
+                (0x6800, 0x7000, 0x900)
+            ]
+        );
+        assert_eq!(maps.find(0x6900).map(|m| m.map_ip(0x6900)), Some(0xa00));
     }
 }

@@ -3,11 +3,9 @@
 //! when the evlist did not track mmaps (perf's
 //! `perf_event__synthesize_mmap_events` reads the same file).
 
-use std::sync::Arc;
-
 use super::dso::DsoId;
 use super::dsos::Dsos;
-use super::map::{self, Map, MapInfo};
+use super::map::{self, MapInfo, Maps};
 
 /// `PROT_READ`, `PROT_WRITE`, `MAP_SHARED`, `MAP_PRIVATE`.
 const PROT_READ: u32 = 0x1;
@@ -70,11 +68,11 @@ fn parse_line(pid: i32, line: &str) -> Option<(MapInfo<'_>, DsoId)> {
 }
 
 impl Dsos {
-    /// The executable maps of a live process, sorted, as [`map::insert`]
-    /// keeps them (perf synthesizes only executable mappings by default).
-    pub fn proc_maps(&self, pid: i32) -> std::io::Result<Vec<Arc<Map>>> {
+    /// The executable maps of a live process (perf synthesizes only
+    /// executable mappings by default).
+    pub fn proc_maps(&self, pid: i32) -> std::io::Result<Maps> {
         let text = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
-        let mut maps = Vec::new();
+        let mut maps = Maps::default();
         for line in text.lines() {
             let Some((mut info, id)) = parse_line(pid, line) else {
                 continue;
@@ -83,7 +81,7 @@ impl Dsos {
                 continue;
             }
             info.dso_id = (!id.is_empty()).then_some(id);
-            map::insert(&mut maps, self.map_new(&info));
+            maps.insert(self.map_new(&info));
         }
         Ok(maps)
     }

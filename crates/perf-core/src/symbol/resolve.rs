@@ -29,10 +29,9 @@ pub trait ThreadMaps {
     fn find_map(&self, addr: u64) -> Option<Arc<Map>>;
 }
 
-/// Maps kept sorted by [`super::map::insert`].
-impl ThreadMaps for Vec<Arc<Map>> {
+impl ThreadMaps for super::map::Maps {
     fn find_map(&self, addr: u64) -> Option<Arc<Map>> {
-        super::map::find(self, addr)
+        self.find(addr).cloned()
     }
 }
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Symbol resolution against the real perf 6.1: each test builds a
-//! workload, records it with `perf record -g`, takes the MMAP records and
-//! the raw sample addresses from `perf script -D`, resolves them with
-//! `perf_core::symbol` and compares every frame with what `perf script`
-//! prints for the same file. Differences allowed are in docs/symbols.md.
+//! workload, records it with `perf record -g`, reads the file with this
+//! crate's session (its machine, maps and DSOs), resolves every sample and
+//! call chain and compares every frame with what `perf script` prints for
+//! the same file. Differences allowed are in docs/symbols.md.
 
-mod dump;
-mod model;
 mod perf;
 mod script;
 
@@ -24,9 +22,7 @@ fn both_with(
     conf: perf_core::symbol::conf::SymbolConf,
     perf_args: &[&str],
 ) -> (String, String, script::Demangled) {
-    let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos_with(conf));
-    let (ours, demangled) = script::ip_sym_dso(&mut machine, &events);
+    let (ours, demangled) = script::ip_sym_dso(&rec.data, conf);
     let mut args = vec!["-F", "ip,sym,symoff,dso"];
     args.extend_from_slice(perf_args);
     let theirs = rec.script(&args);
@@ -35,9 +31,7 @@ fn both_with(
 
 /// Our `perf script -F ip,srcline` for the recording and perf's.
 fn both_srclines(rec: &Recording) -> (String, String) {
-    let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos());
-    let ours = script::ip_srcline(&mut machine, &events);
+    let ours = script::ip_srcline(&rec.data, rec.conf());
     let theirs = rec.script(&["-F", "ip,srcline"]);
     (ours, theirs)
 }
@@ -276,9 +270,7 @@ fn system_wide_with_kernel() {
     assert_same("system-wide", &ours, &theirs, &demangled);
     // perf 6.1 may die of SIGPIPE here (an addr2line it started for a
     // deleted object exits): compare what it printed before.
-    let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos());
-    let ours = script::ip_srcline(&mut machine, &events);
+    let ours = script::ip_srcline(&rec.data, rec.conf());
     let (theirs, died) = rec.script_until_sigpipe(&["-F", "ip,srcline"]);
     let ours = if died {
         let n = theirs.lines().count();
@@ -329,7 +321,8 @@ fn rebuilt_binary_gives_no_wrong_names() {
         &theirs,
         &Default::default(),
     );
-    let dsos = rec.dsos();
+    let machine = script::each_sample(&rec.data, rec.conf(), |_| {});
+    let dsos = std::sync::Arc::clone(machine.lock().dsos());
     let map = dsos.map_new(&perf_core::symbol::map::MapInfo {
         pid: 1,
         start: 0x1000,
@@ -398,42 +391,28 @@ fn full_source_paths_equal_addr2line() {
         "work",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
-    let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos());
     let mut texts = 0;
     // file -> objdump address -> our answer
     let mut asked: BTreeMap<std::path::PathBuf, BTreeMap<u64, Option<(String, u32)>>> =
         BTreeMap::new();
-    for ev in &events {
-        machine.apply(ev);
-        let dump::Event::Sample {
-            pid,
-            callchain: Some(chain),
-            ..
-        } = ev
-        else {
-            continue;
-        };
-        let maps = machine.maps(*pid);
-        for node in machine.dsos.resolve_callchain(&maps, chain, 127) {
+    script::each_sample(&rec.data, rec.conf(), |ev| {
+        let dsos = std::sync::Arc::clone(ev.machine.lock().dsos());
+        for node in ev.callchain() {
             let Some(map) = node.location.map.as_ref() else {
                 continue;
             };
             if map.is_kernel() {
                 continue;
             }
-            let loaded = machine.dsos.load(map.dso());
+            let loaded = dsos.load(map.dso());
             let file = loaded
                 .symsrc_filename
                 .clone()
                 .unwrap_or_else(|| map.dso().path().to_path_buf());
             let objdump = map.rip_2objdump(node.location.addr);
-            let ours = machine
-                .dsos
-                .srcline(map.dso(), objdump)
-                .map(|s| (s.file, s.line));
+            let ours = dsos.srcline(map.dso(), objdump).map(|s| (s.file, s.line));
             // srccode()'s text is that line of the file.
-            if let Some(code) = machine.dsos.srccode(&node.location) {
+            if let Some(code) = dsos.srccode(&node.location) {
                 if let (Ok(text), true) = (std::fs::read_to_string(&code.file), code.line > 0) {
                     let want = text.lines().nth(code.line as usize - 1).map(str::to_owned);
                     assert_eq!(code.text, want, "{}:{}", code.file, code.line);
@@ -442,7 +421,7 @@ fn full_source_paths_equal_addr2line() {
             }
             asked.entry(file).or_default().insert(objdump, ours);
         }
-    }
+    });
     let mut compared = 0;
     for (file, addrs) in &asked {
         let mut c = std::process::Command::new("addr2line");
@@ -509,9 +488,7 @@ fn instruction_bytes() {
         "work",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default(), "10"]);
-    let events = dump::parse(&rec.script(&["-D"]));
-    let mut machine = model::Machine::new(rec.dsos());
-    let ours = script::insn_lines(&mut machine, &events);
+    let ours = script::insn_lines(&rec.data, rec.conf());
     let theirs: Vec<String> = rec
         .script(&["-F", "ip,insn,insnlen"])
         .lines()
@@ -544,7 +521,6 @@ fn jit_map() {
         "jit",
     );
     let rec = Recording::record(dir, &[], &[exe.to_str().unwrap_or_default()]);
-    let events = dump::parse(&rec.script(&["-D"]));
     // The workload leaves its map file in /tmp: remove it with the test.
     struct MapFiles(Vec<std::path::PathBuf>);
     impl Drop for MapFiles {
@@ -554,13 +530,10 @@ fn jit_map() {
             }
         }
     }
-    let pids: std::collections::BTreeSet<i32> = events
-        .iter()
-        .filter_map(|e| match e {
-            dump::Event::Sample { pid, .. } => Some(*pid),
-            _ => None,
-        })
-        .collect();
+    let mut pids = std::collections::BTreeSet::new();
+    script::each_sample(&rec.data, rec.conf(), |ev| {
+        pids.insert(ev.record.sample.pid);
+    });
     let _cleanup = MapFiles(
         pids.iter()
             .map(|p| std::path::PathBuf::from(format!("/tmp/perf-{p}.map")))
@@ -630,4 +603,75 @@ fn symfs_override() {
     let (ours, theirs, demangled) = both_with(&rec, conf, &[&arg]);
     assert!(theirs.contains("leaf_loop"));
     assert_same("symfs=", &ours, &theirs, &demangled);
+}
+
+/// Many short-lived processes of one binary, under three paths (copies, so
+/// three DSOs with one build id): every sample equal to perf's, and the
+/// binary's symbols read once for all of them.
+#[test]
+fn many_processes_of_one_binary_load_it_once() {
+    skip_unless_perf!();
+    let dir = TempDir::new("many");
+    let exe = build(
+        &dir.0,
+        "gcc",
+        "work.c",
+        &["-O2", "-g", "-fno-omit-frame-pointer"],
+        "work",
+    );
+    let copies: Vec<std::path::PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let p = dir.0.join(n);
+            std::fs::copy(&exe, &p).expect("copy");
+            p
+        })
+        .collect();
+    let names: Vec<String> = copies.iter().map(|p| p.display().to_string()).collect();
+    let script = format!(
+        "for i in $(seq 40); do {} 1; {} 1; {} 1; done >/dev/null",
+        names[0], names[1], names[2]
+    );
+    let rec = Recording::record(dir, &[], &["sh", "-c", &script]);
+    let (ours, theirs, demangled) = both(&rec);
+    assert!(theirs.contains("leaf_loop"));
+    assert_same("many processes", &ours, &theirs, &demangled);
+    let mut pids = std::collections::HashSet::new();
+    let mut tables = Vec::new();
+    let mut objects = std::collections::HashSet::new();
+    let machine = script::each_sample(&rec.data, rec.conf(), |ev| {
+        for node in ev.callchain() {
+            if let Some(m) = node.location.map.as_ref().filter(|m| !m.is_kernel()) {
+                let d = m.dso();
+                objects.insert(
+                    d.build_id()
+                        .map_or_else(|| d.name().to_owned(), |b| b.to_string()),
+                );
+            }
+        }
+        let al = ev.resolve();
+        let Some(map) = al.map.as_ref() else {
+            return;
+        };
+        if names.iter().any(|n| n == map.dso().name()) {
+            pids.insert(ev.record.sample.pid);
+            if let Some(t) = map.dso().loaded() {
+                if !tables.iter().any(|x| std::sync::Arc::ptr_eq(x, t)) {
+                    tables.push(std::sync::Arc::clone(t));
+                }
+            }
+        }
+    });
+    assert!(pids.len() >= 100, "{} processes sampled", pids.len());
+    assert_eq!(tables.len(), 1, "one symbol table for the three copies");
+    // Every user object was read once: as many loads as distinct objects
+    // (by build id) in the call chains.
+    let dsos = std::sync::Arc::clone(machine.lock().dsos());
+    eprintln!(
+        "{} processes of the binary, {} objects, {} symbol tables read",
+        pids.len(),
+        objects.len(),
+        dsos.nr_loads()
+    );
+    assert_eq!(dsos.nr_loads(), objects.len() as u64, "{objects:?}");
 }

@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use perf_core::symbol::build_id::{BuildId, BuildIdCache};
+use perf_core::symbol::build_id::BuildIdCache;
 use perf_core::symbol::conf::SymbolConf;
-use perf_core::symbol::Dsos;
 
 /// A directory removed on drop.
 pub struct TempDir(pub PathBuf);
@@ -141,39 +140,12 @@ impl Recording {
         (text, died)
     }
 
-    /// The file's build-id table (`perf buildid-list`).
-    pub fn build_ids(&self) -> Vec<(BuildId, String)> {
-        let mut c = self.perf();
-        c.arg("buildid-list").arg("-i").arg(&self.data);
-        run(&mut c)
-            .lines()
-            .filter_map(|l| {
-                let (b, name) = l.split_once(' ')?;
-                Some((BuildId::from_hex(b)?, name.to_owned()))
-            })
-            .collect()
-    }
-
     /// The symbol sources perf script uses for this recording.
     pub fn conf(&self) -> SymbolConf {
         SymbolConf {
             buildid_cache: BuildIdCache::new(self.home().join(".debug")),
             ..SymbolConf::default()
         }
-    }
-
-    /// DSOs with the file's build-id table applied.
-    pub fn dsos(&self) -> Dsos {
-        self.dsos_with(self.conf())
-    }
-
-    /// The same with other symbol sources.
-    pub fn dsos_with(&self, conf: SymbolConf) -> Dsos {
-        let dsos = Dsos::new(conf);
-        for (bid, name) in self.build_ids() {
-            dsos.add_header_build_id(name.as_bytes(), bid);
-        }
-        dsos
     }
 }
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! What `perf script -F ip,sym,symoff,dso` prints, from this crate's
-//! resolution: the text the tests compare with perf's.
+//! What `perf script -F ip,sym,symoff,dso` (and `ip,srcline`,
+//! `ip,insn,insnlen`) prints, from this crate's session and resolution:
+//! the text the tests compare with perf's.
 
-use perf_core::symbol::callchain::{CallchainNode, PERF_MAX_STACK_DEPTH};
-use perf_core::symbol::resolve::{AddrLocation, CPUMODE_MASK};
+use std::path::Path;
+use std::sync::Arc;
 
-use super::dump::Event;
-use super::model::Machine;
+use perf_core::perf_data::PerfData;
+use perf_core::session::{Event, Handler, MachineRef, Session, SessionOptions};
+use perf_core::symbol::callchain::CallchainNode;
+use perf_core::symbol::conf::SymbolConf;
+use perf_core::symbol::resolve::AddrLocation;
 
 /// `sym+0xoff`, or `[unknown]`.
 pub fn sym_off(al: &AddrLocation) -> String {
@@ -40,86 +44,75 @@ pub fn frame_line(node: &CallchainNode) -> String {
 /// show, the name in the symbol table).
 pub type Demangled = std::collections::HashMap<usize, (String, String)>;
 
-/// The whole `perf script -F ip,sym,symoff,dso` output for `events`, and
-/// the demangled names in it.
-pub fn ip_sym_dso(machine: &mut Machine, events: &[Event]) -> (String, Demangled) {
+/// Calls `f` for every sample of the recording, read by this crate's
+/// session with symbol sources `conf`; returns the session's machine as it
+/// is at the end.
+pub fn each_sample(data: &Path, conf: SymbolConf, mut f: impl FnMut(&Event<'_>)) -> MachineRef {
+    struct H<F>(F);
+    impl<F: FnMut(&Event<'_>)> Handler for H<F> {
+        type Error = std::convert::Infallible;
+        fn sample(&mut self, ev: &Event<'_>) -> Result<(), Self::Error> {
+            (self.0)(ev);
+            Ok(())
+        }
+    }
+    let options = SessionOptions {
+        symbols: conf,
+        ..SessionOptions::default()
+    };
+    let path = data.to_str().expect("utf-8 path");
+    let mut session = Session::new(PerfData::open(path).expect("open"), options).expect("session");
+    if let Err(e) = session.process_events(&mut H(&mut f)) {
+        panic!("{path}: {e}");
+    }
+    session.machine().clone()
+}
+
+/// The whole `perf script -F ip,sym,symoff,dso` output for the recording,
+/// and the demangled names in it.
+pub fn ip_sym_dso(data: &Path, conf: SymbolConf) -> (String, Demangled) {
     let mut out = String::new();
     let mut demangled = Demangled::new();
-    for ev in events {
-        machine.apply(ev);
-        let Event::Sample {
-            misc,
-            pid,
-            ip,
-            callchain,
-            ..
-        } = ev
-        else {
-            continue;
-        };
-        let maps = machine.maps(*pid);
+    each_sample(data, conf, |ev| {
         // perf script resolves the sample's own ip first (machine__resolve),
         // then the call chain.
-        let al = machine
-            .dsos
-            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
-        match callchain {
-            Some(chain) => {
-                out.push('\n');
-                for node in machine
-                    .dsos
-                    .resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH)
-                {
-                    if let Some(s) = &node.location.sym {
-                        let sym = s.symbol();
-                        if sym.name() != sym.raw_name() {
-                            let line = out.matches('\n').count();
-                            demangled
-                                .insert(line, (sym.name().to_owned(), sym.raw_name().to_owned()));
-                        }
+        let al = ev.resolve();
+        if ev.record.sample.callchain.is_empty() {
+            let dso = al.map.as_ref().map_or("[unknown]", |m| m.dso_name(false));
+            let ip = ev.record.sample.ip;
+            out.push_str(&format!(" {:16x} {} ({})", ip, sym_off(&al), dso));
+        } else {
+            out.push('\n');
+            for node in ev.callchain() {
+                if let Some(s) = &node.location.sym {
+                    let sym = s.symbol();
+                    if sym.name() != sym.raw_name() {
+                        let line = out.matches('\n').count();
+                        demangled.insert(line, (sym.name().to_owned(), sym.raw_name().to_owned()));
                     }
-                    out.push_str(&frame_line(&node));
-                    out.push('\n');
                 }
-            }
-            None => {
-                let dso = al.map.as_ref().map_or("[unknown]", |m| m.dso_name(false));
-                out.push_str(&format!(" {:16x} {} ({})", ip, sym_off(&al), dso));
+                out.push_str(&frame_line(&node));
+                out.push('\n');
             }
         }
         out.push('\n');
-    }
+    });
     (out, demangled)
 }
 
-/// The whole `perf script -F ip,srcline` output for `events`.
-pub fn ip_srcline(machine: &mut Machine, events: &[Event]) -> String {
+/// The whole `perf script -F ip,srcline` output for the recording.
+pub fn ip_srcline(data: &Path, conf: SymbolConf) -> String {
     let mut out = String::new();
-    for ev in events {
-        machine.apply(ev);
-        let Event::Sample {
-            misc,
-            pid,
-            ip,
-            callchain: Some(chain),
-            ..
-        } = ev
-        else {
-            continue;
-        };
-        let maps = machine.maps(*pid);
-        let _ = machine
-            .dsos
-            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
+    each_sample(data, conf, |ev| {
+        if ev.record.sample.callchain.is_empty() {
+            return;
+        }
+        let _ = ev.resolve();
+        let dsos = Arc::clone(ev.machine.lock().dsos());
         out.push('\n');
-        for node in machine
-            .dsos
-            .resolve_callchain(&maps, chain, PERF_MAX_STACK_DEPTH)
-        {
+        for node in ev.callchain() {
             out.push_str(&format!("\t{:16x}", shown_addr(&node)));
-            if let Some(text) = machine
-                .dsos
-                .srcline_text(node.location.map.as_deref(), node.location.addr)
+            if let Some(text) = dsos.srcline_text(node.location.map.as_deref(), node.location.addr)
             {
                 out.push_str("\n  ");
                 out.push_str(&text);
@@ -127,24 +120,17 @@ pub fn ip_srcline(machine: &mut Machine, events: &[Event]) -> String {
             out.push('\n');
         }
         out.push('\n');
-    }
+    });
     out
 }
 
 /// perf script's ` ilen: N insn: xx ...` line for each sample (with
 /// `-F ip,insn,insnlen`, after the call chain), from `Dsos::fetch_insn`.
-pub fn insn_lines(machine: &mut Machine, events: &[Event]) -> Vec<String> {
+pub fn insn_lines(data: &Path, conf: SymbolConf) -> Vec<String> {
     let mut out = Vec::new();
-    for ev in events {
-        machine.apply(ev);
-        let Event::Sample { misc, pid, ip, .. } = ev else {
-            continue;
-        };
-        let maps = machine.maps(*pid);
-        let al = machine
-            .dsos
-            .thread_find_symbol(&maps, (*misc & CPUMODE_MASK) as u8, *ip);
-        let insn = machine.dsos.fetch_insn(&al).unwrap_or_default();
+    each_sample(data, conf, |ev| {
+        let al = ev.resolve();
+        let insn = ev.machine.lock().dsos().fetch_insn(&al).unwrap_or_default();
         let mut line = format!(" ilen: {}", insn.len());
         if !insn.is_empty() {
             line.push_str(" insn:");
@@ -153,6 +139,6 @@ pub fn insn_lines(machine: &mut Machine, events: &[Event]) -> Vec<String> {
             }
         }
         out.push(line);
-    }
+    });
     out
 }

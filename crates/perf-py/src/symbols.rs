@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Symbols of file samples: what a `sample_event` read from a perf.data
+//! file keeps of its session ([`FileSample`]), the lazy getters behind
+//! `dso`, `dso_long_name`, `dso_bid`, `map_*`, `symbol`, `sym_*`,
+//! `callchain`, `brstack`, `srccode()` and `insn()` (perf-core's
+//! `Machine::resolve` and `Machine::resolve_callchain`, perf's
+//! `machine__resolve` and `thread__resolve_callchain`), and the types
+//! `perf.callchain`, `perf.callchain_node`, `perf.branch_stack`,
+//! `perf.branch_entry`.
+//!
+//! Live samples (`evlist.read_on_cpu`) have no [`FileSample`]: every
+//! getter is None there, as upstream's.
+
+use std::sync::Arc;
+
+use perf_core::record::{self, BranchEntry, PERF_RECORD_MISC_CPUMODE_MASK};
+use perf_core::session::MachineRef;
+use perf_core::symbol::callchain::CallchainNode;
+use perf_core::symbol::resolve::AddrLocation;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+use crate::sequence::sequence_index;
+
+/// What a sample read from a perf.data file keeps of its session, for what
+/// reads it later (symbols, call chains): the session's machine (threads
+/// and maps as they are when it is read), its evsel as the file describes
+/// it, and the record itself (native byte order).
+pub struct FileSample {
+    /// Shared by the samples of one evsel of one session.
+    pub source: Arc<SampleSource>,
+    /// The whole record.
+    pub record: Vec<u8>,
+    /// The sample's ip resolved, at the first getter that needs it.
+    pub resolved: Option<AddrLocation>,
+    /// The `callchain` object, made at its first read.
+    pub callchain: Option<Py<PyCallchain>>,
+}
+
+/// See [`FileSample`].
+pub struct SampleSource {
+    /// The session's machine.
+    pub machine: MachineRef,
+    /// The evsel (attr, name, parse layout, tracepoint format).
+    pub evsel: perf_core::session::Evsel,
+}
+
+/// The sample's thread and cpumode, from its record (what perf resolves
+/// with: the record, not the Python members a script may have changed).
+struct Who {
+    pid: i32,
+    tid: i32,
+    cpumode: u8,
+    ip: u64,
+}
+
+impl FileSample {
+    /// Refills for another sample of `source` (a recycled event object).
+    pub fn refill(&mut self, source: &Arc<SampleSource>, bytes: &[u8]) {
+        self.record.clear();
+        self.record.extend_from_slice(bytes);
+        if !Arc::ptr_eq(&self.source, source) {
+            self.source = Arc::clone(source);
+        }
+        self.resolved = None;
+        self.callchain = None;
+    }
+
+    /// A new one.
+    pub fn new(source: &Arc<SampleSource>, bytes: &[u8]) -> Self {
+        FileSample {
+            source: Arc::clone(source),
+            record: bytes.to_vec(),
+            resolved: None,
+            callchain: None,
+        }
+    }
+
+    /// The record parsed again (callchain, branch stack): `None` if it
+    /// does not parse, which cannot happen for a record the session
+    /// delivered.
+    fn parsed(&self) -> Option<record::Record> {
+        record::parse(&self.record, &self.source.evsel.info).ok()
+    }
+
+    fn who(&self) -> Option<Who> {
+        let misc = self.record.get(4..6)?;
+        let misc = u16::from_ne_bytes([*misc.first()?, *misc.get(1)?]);
+        let r = self.parsed()?;
+        Some(Who {
+            pid: r.sample.pid,
+            tid: r.sample.tid,
+            cpumode: (misc & PERF_RECORD_MISC_CPUMODE_MASK) as u8,
+            ip: r.sample.ip,
+        })
+    }
+
+    /// `machine__resolve` of `addr` (the sample's ip when `None`) in the
+    /// sample's thread.
+    fn resolve_addr(&self, addr: Option<u64>) -> Option<AddrLocation> {
+        let w = self.who()?;
+        let m = self.source.machine.lock();
+        Some(m.resolve(w.pid, w.tid, w.cpumode, addr.unwrap_or(w.ip)))
+    }
+
+    /// The sample's ip resolved (once).
+    pub fn location(&mut self) -> Option<&AddrLocation> {
+        if self.resolved.is_none() {
+            self.resolved = self.resolve_addr(None);
+        }
+        self.resolved.as_ref()
+    }
+
+    /// `perf.callchain` of the sample, None without `PERF_SAMPLE_CALLCHAIN`.
+    pub fn callchain(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyCallchain>>> {
+        if let Some(c) = &self.callchain {
+            return Ok(Some(c.clone_ref(py)));
+        }
+        let Some(r) = self.parsed() else {
+            return Ok(None);
+        };
+        if r.sample.callchain.is_empty() {
+            return Ok(None);
+        }
+        let nodes = self.source.machine.lock().resolve_callchain(
+            r.sample.pid,
+            r.sample.tid,
+            &r.sample.callchain,
+        );
+        let c = Py::new(py, PyCallchain { nodes })?;
+        self.callchain = Some(c.clone_ref(py));
+        Ok(Some(c))
+    }
+
+    /// `perf.branch_stack` of the sample, None without
+    /// `PERF_SAMPLE_BRANCH_STACK`.
+    pub fn brstack(&self) -> Option<PyBranchStack> {
+        let b = self.parsed()?.sample.branch_stack?;
+        Some(PyBranchStack { entries: b.entries })
+    }
+
+    /// `srccode(addr)`: `(file, line, text)` of `addr` (the sample's ip by
+    /// default), None when the address has no map or no source line.
+    pub fn srccode<'py>(
+        &mut self,
+        py: Python<'py>,
+        addr: Option<u64>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let al = match addr {
+            None => self.location().cloned(),
+            Some(a) => self.resolve_addr(Some(a)),
+        };
+        let Some(al) = al else {
+            return Ok(None);
+        };
+        let dsos = Arc::clone(self.source.machine.lock().dsos());
+        let Some(code) = dsos.srccode(&al) else {
+            return Ok(None);
+        };
+        Ok(Some((code.file, code.line, code.text).into_pyobject(py)?))
+    }
+
+    /// `insn()`: the instruction bytes at the sample's ip, read from its
+    /// binary.
+    pub fn insn<'py>(&mut self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        let al = self.location()?.clone();
+        let dsos = Arc::clone(self.source.machine.lock().dsos());
+        dsos.fetch_insn(&al).map(|b| PyBytes::new(py, &b))
+    }
+}
+
+/// The sample getters' answers from a resolved location.
+pub mod getters {
+    use perf_core::symbol::resolve::AddrLocation;
+
+    /// `dso`: the DSO's name.
+    pub fn dso(al: &AddrLocation) -> Option<String> {
+        al.map.as_ref().map(|m| m.dso().name().to_owned())
+    }
+
+    /// `dso_long_name`.
+    pub fn dso_long_name(al: &AddrLocation) -> Option<String> {
+        al.map.as_ref().map(|m| m.dso().long_name().to_owned())
+    }
+
+    /// `dso_bid`: the build id in hex.
+    pub fn dso_bid(al: &AddrLocation) -> Option<String> {
+        al.map
+            .as_ref()
+            .and_then(|m| m.dso().build_id())
+            .map(|b| b.to_string())
+    }
+
+    /// `map_start`, `map_end`, `map_pgoff`.
+    pub fn map(al: &AddrLocation, f: fn(&perf_core::symbol::map::Map) -> u64) -> Option<u64> {
+        al.map.as_deref().map(f)
+    }
+
+    /// `symbol`.
+    pub fn symbol(al: &AddrLocation) -> Option<String> {
+        al.symbol_name().map(str::to_owned)
+    }
+
+    /// `sym_start` (`true`) or `sym_end`.
+    pub fn sym(al: &AddrLocation, start: bool) -> Option<u64> {
+        let s = al.sym.as_ref()?.symbol();
+        Some(if start { s.start } else { s.end })
+    }
+}
+
+/// perf callchain object.
+#[pyclass(module = "perf", name = "callchain", frozen, sequence)]
+pub struct PyCallchain {
+    nodes: Vec<CallchainNode>,
+}
+
+#[pymethods]
+impl PyCallchain {
+    fn __len__(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn __getitem__(&self, index: &Bound<'_, PyAny>) -> PyResult<PyCallchainNode> {
+        let i = sequence_index(index, self.nodes.len())?;
+        let node = self.nodes.get(i.0).cloned();
+        node.map(|node| PyCallchainNode { node })
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("Index out of range"))
+    }
+}
+
+/// perf callchain node object.
+#[pyclass(module = "perf", name = "callchain_node", frozen)]
+pub struct PyCallchainNode {
+    node: CallchainNode,
+}
+
+#[pymethods]
+impl PyCallchainNode {
+    /// The frame's address.
+    #[getter]
+    fn ip(&self) -> u64 {
+        self.node.ip
+    }
+
+    /// The function's name, or "[unknown]".
+    #[getter]
+    fn symbol(&self) -> &str {
+        self.node.symbol_name()
+    }
+
+    /// The object's (long) name, or "[unknown]" (perf's session shows
+    /// kernel paths).
+    #[getter]
+    fn dso(&self) -> &str {
+        self.node.dso_name(true)
+    }
+}
+
+/// perf branch stack object.
+#[pyclass(module = "perf", name = "branch_stack", frozen, sequence)]
+pub struct PyBranchStack {
+    entries: Vec<BranchEntry>,
+}
+
+#[pymethods]
+impl PyBranchStack {
+    fn __len__(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn __getitem__(&self, index: &Bound<'_, PyAny>) -> PyResult<PyBranchEntry> {
+        let i = sequence_index(index, self.entries.len())?;
+        self.entries
+            .get(i.0)
+            .map(|e| PyBranchEntry(*e))
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("Index out of range"))
+    }
+}
+
+/// perf branch entry object.
+#[pyclass(module = "perf", name = "branch_entry", frozen)]
+pub struct PyBranchEntry(BranchEntry);
+
+#[pymethods]
+impl PyBranchEntry {
+    /// Branch source.
+    #[getter]
+    #[allow(clippy::wrong_self_convention)] // upstream's attribute name
+    fn from_ip(&self) -> u64 {
+        self.0.from
+    }
+
+    /// Branch target.
+    #[getter]
+    fn to_ip(&self) -> u64 {
+        self.0.to
+    }
+
+    /// Mispredicted.
+    #[getter]
+    fn mispred(&self) -> bool {
+        self.0.mispred()
+    }
+
+    /// Predicted.
+    #[getter]
+    fn predicted(&self) -> bool {
+        self.0.predicted()
+    }
+
+    /// In a transaction.
+    #[getter]
+    fn in_tx(&self) -> bool {
+        self.0.in_tx()
+    }
+
+    /// A transaction abort.
+    #[getter]
+    fn abort(&self) -> bool {
+        self.0.abort()
+    }
+
+    /// Cycles since the previous branch (0: unknown).
+    #[getter]
+    fn cycles(&self) -> u16 {
+        self.0.cycles()
+    }
+
+    /// The branch type (`PERF_BR_*`).
+    #[getter]
+    fn r#type(&self) -> u8 {
+        self.0.type_()
+    }
+}
