@@ -114,13 +114,21 @@ def test_throttle_records(module, throttling):
     """What the kernel guarantees of throttling one event: THROTTLE and
     UNTHROTTLE alternate, starting with THROTTLE, each logged on the event's
     CPU while the sampled child runs, with the event's id (id == stream_id:
-    not inherited) and a time no later than the trailer's."""
+    not inherited) and a time no later than the trailer's. A full ring drops
+    records like any other (a slow reader on a busy machine saw UNTHROTTLE
+    first): after a lost record the next one may be either."""
     got = workload(module, "sampling", "throttle").check()
     child = got["child"]
     records = throttle_records(got)
     types = [e["type"] for e in records]
     assert 5 in types and 6 in types, got["counts"]
-    assert types == [5 if i % 2 == 0 else 6 for i in range(len(types))], types
+    want = 5
+    for e in got["others"]:
+        if e["class"] == "lost_event":
+            want = None
+        elif e["class"] == "throttle_event":
+            assert want in (None, e["type"]), (types, got["others"])
+            want = 11 - e["type"]  # THROTTLE (5) <-> UNTHROTTLE (6)
     for e in records:
         check_repr(e)
         assert [e["sample_pid"], e["sample_tid"], e["sample_cpu"]] == [child, child, got["cpu"]]
