@@ -15,6 +15,7 @@
 //! | `machine__resolve`                       | [`Event::resolve`], [`Machine::resolve`] |
 //! | `thread__resolve_callchain`              | [`Event::callchain`], [`Machine::resolve_callchain`] |
 //! | `perf_env`                               | [`Session::features`]         |
+//! | (the columnar reader's call chains, DSO and symbol columns) | [`columns`] |
 //!
 //! ```text
 //! PerfData::open(path) ─► Session::new ─► process_events(&mut handler)
@@ -28,6 +29,7 @@
 //! windows, one decompressed chunk per reader, and the ordered queue (its
 //! cap, [`SessionOptions::queue_bytes`]), whatever the file's size.
 
+pub mod columns;
 mod evlist;
 mod machine;
 mod machine_arch;
