@@ -35,7 +35,8 @@ impl Q {
 
     fn flush(&mut self, how: Flush) -> Vec<(u64, usize)> {
         let mut out = Vec::new();
-        self.oe
+        let _ = self
+            .oe
             .flush::<()>(how, |q, rec| {
                 assert_eq!(rec, &[q.offset as u8; 40], "the record's own bytes");
                 out.push((q.time, q.offset as usize));
@@ -141,11 +142,12 @@ fn the_cap_flushes_the_older_half() {
     }
     assert_eq!(full_at, Some(11));
     let mut got = Vec::new();
-    oe.flush::<()>(Flush::Half, |q, _| {
-        got.push(q.time);
-        Ok(ControlFlow::Continue(()))
-    })
-    .unwrap();
+    let _ = oe
+        .flush::<()>(Flush::Half, |q, _| {
+            got.push(q.time);
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
     // first 10, last 100: flush up to 10 + 90 / 2 = 55.
     assert_eq!(got, [10, 20, 30, 40, 50]);
     assert_eq!(oe.half_flushes, 1);
@@ -171,11 +173,12 @@ fn a_failed_delivery_keeps_the_rest() {
     assert_eq!(r, Err("stop"));
     assert_eq!(seen, [1, 2]);
     let mut rest = Vec::new();
-    oe.flush::<()>(Flush::Final, |q, rec| {
-        rest.push((q.time, rec.to_vec()));
-        Ok(ControlFlow::Continue(()))
-    })
-    .unwrap();
+    let _ = oe
+        .flush::<()>(Flush::Final, |q, rec| {
+            rest.push((q.time, rec.to_vec()));
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
     assert_eq!(rest, [(2, vec![2]), (3, vec![3])]);
 }
 
