@@ -69,9 +69,9 @@ def test_columns_are_what_process_events_delivers(perf_ours, record, name):
         assert list(cols[m]) == [r[i] for r in rows], m
     assert [names[e] for e in cols["evsel"]] == [r[-1] for r in rows]
     assert set(cols["type"]) == {9}
-    times = list(cols["sample_time"])
-    if name != "nt":
-        assert times == sorted(times), "time order"
+    # The order is process_events()'s (compared above), not a sort: a
+    # system-wide file can have a record older than the last flushed one,
+    # which perf (and ours) delivers late.
 
 
 @pytest.mark.parametrize("name", ["sw", "callchain", "pipe"])
