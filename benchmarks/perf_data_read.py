@@ -13,6 +13,8 @@ CPU time repeats on a busy machine far better than wall time, shown too):
   callback reading sample_pid, sample_tid, sample_cpu, sample_time,
   sample_ip (benchmarks/perf_data_workload.py), under /usr/bin/python3;
 * ours in Python without a callback (what the session costs by itself);
+* ours in Python, columnar: `session.read_columns()` of the same five
+  members in batches of 65536, each column summed with `sum()`;
 * our pure-Rust drain (crates/perf-core/examples/perf_data_drain.rs: the
   session reads every sample in time order and, as perf script -F does,
   looks up each sample's thread and its comm and reads pid, tid, cpu, time,
@@ -149,6 +151,8 @@ def main():
                                                               "-i", path]),
             "ours, Python (5 members)": lambda path: timed([PY, py_work, path, "members"], env),
             "ours, Python (no callback)": lambda path: timed([PY, py_work, path, "none"], env),
+            "ours, read_columns (5 members)": lambda path: timed([PY, py_work, path, "columns"],
+                                                                  env),
             "ours, Rust drain": lambda path: timed([drain, path, "1"]),
         }
         # One untimed round each (page cache, perf's symbol caches).
@@ -176,6 +180,9 @@ def main():
               f"the samples/s (target >= 10x)")
         print(f"ours in Python / perf script -F: {cpu['perf script -F'] / ours:.2f}x "
               f"the samples/s (target >= 1.5x)")
+        columns = cpu["ours, read_columns (5 members)"]
+        print(f"read_columns / the 5-member callback: {ours / columns:.1f}x the samples/s; "
+              f"read_columns / perf script -F: {cpu['perf script -F'] / columns:.1f}x")
         print(f"Rust drain / perf script -F: {cpu['perf script -F'] / cpu['ours, Rust drain']:.1f}x")
 
         # The ordered queue holds up to two of perf's rounds, and a round of
@@ -186,6 +193,7 @@ def main():
         small_d = record(d, work, n, "n-default.data", ring=())
         big_d = record(d, work, 4 * n, "4n-default.data", ring=())
         for name, cmd in (("ours, Python (5 members)", lambda p: [PY, py_work, p, "members"]),
+                          ("ours, read_columns", lambda p: [PY, py_work, p, "columns"]),
                           ("ours, Rust drain", lambda p: [drain, p, "1"])):
             for ring, a, b in (("default ring", small_d, big_d), ("-m 16M", small, big)):
                 rss_small, rss_big = timed(cmd(a), env)[2], timed(cmd(b), env)[2]

@@ -8,6 +8,9 @@ perf.session over a perf.data file.
                                           work of the perf script -s handler
                                           it is compared with)
     perf_data_workload.py FILE none      no callback
+    perf_data_workload.py FILE columns   session.read_columns() of the same
+                                          five members, each column summed
+                                          (sum() of an array.array)
 
 Prints {"samples": N, "checksum": ..., "peak_rss_kib": VmHWM} as one JSON line.
 """
@@ -33,8 +36,19 @@ def peak_rss_kib():
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 
 
+COLUMNS = ("sample_pid", "sample_tid", "sample_cpu", "sample_time", "sample_ip")
+
+
 def main():
+    global n, acc
     path, mode = sys.argv[1], sys.argv[2]
+    if mode == "columns":
+        session = perf.session(perf.data(path))
+        while cols := session.read_columns(COLUMNS):
+            n += len(cols)
+            acc += sum(sum(cols[c]) for c in COLUMNS)
+        print(json.dumps({"samples": n, "checksum": acc, "peak_rss_kib": peak_rss_kib()}))
+        return
     session = perf.session(perf.data(path), sample=sample if mode == "members" else None)
     session.process_events()
     print(json.dumps({"samples": n, "checksum": acc, "peak_rss_kib": peak_rss_kib()}))

@@ -601,6 +601,13 @@ class sample_columns:
     @property
     def others(self) -> list[_Event]:
         """The records that were not samples, as event objects, in order."""
+    @property
+    def evsel_names(self) -> list[str] | None:
+        """A file's batches: the evsels' names by the evsel column's index."""
+    @property
+    def names(self) -> list[str] | None:
+        """A file's batches: the session's names table of the dso, symbol,
+        callchain_dso and callchain_symbol columns (index 0: [unknown])."""
 
 # -- evlist ------------------------------------------------------------------
 
@@ -819,6 +826,12 @@ class session:
     ) -> Self: ...
     def process_events(self) -> None:
         """Iterate and process events."""
+    def read_columns(self, columns: Iterable[str] | None = None,
+                     max_events: int | None = None) -> sample_columns:
+        """The next batch of at most max_events samples (default 65536), in
+        time order, as array.array columns (all of evlist.read_columns()'s,
+        callchain_offsets and callchain_ips; dso, symbol, callchain_dso,
+        callchain_symbol when named); empty at the end. Calls no callback."""
     def find_thread(self, pid: int, tid: int = -1, /) -> thread | None:
         """Returns the thread associated with a pid (and tid), or None."""
     @property

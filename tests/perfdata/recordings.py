@@ -21,6 +21,7 @@ Each recording is a name, the perf arguments and the workload
     stat      perf stat record, per thread
     stat_i    perf stat record -a -A -I 100 (per CPU, interval rounds)
     big       200 000 syscalls:sys_enter_getppid samples (Ctrl-C while reading)
+    callchain -g: software events with call chains (kernel and user frames)
 
 `Recordings.path(name)` waits for that file (recording it if no one has
 started it) and returns its path; a recording that fails raises
@@ -69,6 +70,8 @@ SPECS = {
              ["workload", "sw"], "file"),
     "stat_i": (["stat", "record", "-a", "-A", "-I", "100", "-e", "task-clock,context-switches"],
                ["sleep", "0.35"], "file"),
+    "callchain": (["record", "-g", "-e", "cpu-clock/period=100000/,page-faults/period=1/",
+                   "--sample-cpu"], ["workload", "sw"], "file"),
     "big": (["record", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-m", "16M"],
             ["workload", "getppid", "200000"], "file"),
 }

@@ -649,3 +649,90 @@ fn byte_swapped_copies_read_the_same() {
         }
     }
 }
+
+/// A [`common::Collector`] that pauses the session after every `every`-th
+/// kernel record it is asked about.
+struct Pausing {
+    c: common::Collector,
+    every: u64,
+    asked: u64,
+    pauses: u64,
+}
+
+impl perf_core::session::Handler for Pausing {
+    type Error = String;
+    fn sample(&mut self, ev: &perf_core::session::Event<'_>) -> Result<(), String> {
+        self.c.sample(ev)
+    }
+    fn stat(
+        &mut self,
+        ev: &perf_core::session::Event<'_>,
+        st: &perf_core::perf_data::user::Stat,
+    ) -> Result<(), String> {
+        self.c.stat(ev, st)
+    }
+    fn stat_round(
+        &mut self,
+        ev: &perf_core::session::Event<'_>,
+        r: &perf_core::perf_data::user::StatRound,
+    ) -> Result<(), String> {
+        self.c.stat_round(ev, r)
+    }
+    fn record(&mut self, ev: &perf_core::session::Event<'_>) -> Result<(), String> {
+        self.c.record(ev)
+    }
+    fn pause(&mut self) -> bool {
+        self.asked += 1;
+        let pause = self.asked % self.every == 0;
+        self.pauses += u64::from(pause);
+        pause
+    }
+}
+
+/// Pausing the session after any record and going on delivers every
+/// record and sample as one uninterrupted read does, in the same order:
+/// in every recorded file, at several pause intervals, and with a queue
+/// cap small enough that HALF flushes (which can pause too) happen.
+#[test]
+fn a_paused_session_goes_on_where_it_stopped() {
+    use perf_core::session::{Session, SessionOptions};
+    let Some(f) = files() else { return };
+    let mut halves = 0;
+    for file in RECORDED {
+        for queue_bytes in [perf_core::session::DEFAULT_QUEUE_BYTES, 1 << 16] {
+            let options = || SessionOptions {
+                queue_bytes,
+                ..SessionOptions::default()
+            };
+            let open = || {
+                let data = perf_core::perf_data::PerfData::open(f.path(file).to_str().unwrap());
+                Session::new(data.unwrap(), options()).unwrap()
+            };
+            let mut whole = common::Collector::default();
+            let mut s = open();
+            s.process_events(&mut whole).unwrap();
+            assert!(s.finished());
+            let half_flushes = s.stats().nr_half_flushes;
+            for every in [1, 7, 1000] {
+                let mut h = Pausing {
+                    c: common::Collector::default(),
+                    every,
+                    asked: 0,
+                    pauses: 0,
+                };
+                let mut s = open();
+                let mut calls = 0;
+                while !s.finished() {
+                    s.process_events(&mut h).unwrap();
+                    calls += 1;
+                }
+                assert_eq!(h.c.0, whole.0, "{file}, pausing every {every}");
+                assert_eq!(calls, h.pauses + 1, "{file}: a call per pause");
+                assert_eq!(s.stats().nr_half_flushes, half_flushes, "{file}");
+            }
+            eprintln!("{file}, cap {queue_bytes}: {half_flushes} half flushes");
+            halves += half_flushes;
+        }
+    }
+    assert!(halves > 0, "the small cap flushes halves");
+}

@@ -53,31 +53,58 @@ const _: () = assert!(COLUMNS.len() <= u16::BITS as usize, "a bit per column");
 
 /// The columns asked for, as a bit per entry of [`COLUMNS`].
 pub fn wanted(columns: Option<&Bound<'_, PyAny>>) -> PyResult<u16> {
+    let all = (1 << COLUMNS.len()) - 1;
+    Ok(wanted_among(columns, &[&COLUMNS])?.map_or(all, |m| m as u16))
+}
+
+/// The columns asked for among the lists `known` (numbered on from one
+/// list to the next), a bit each; None: `columns` is None (all of them).
+pub fn wanted_among(
+    columns: Option<&Bound<'_, PyAny>>,
+    known: &[&[(&str, &str)]],
+) -> PyResult<Option<u64>> {
     let Some(columns) = columns else {
-        return Ok((1 << COLUMNS.len()) - 1);
+        return Ok(None);
     };
     if columns.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "columns must be a sequence of column names, not str",
         ));
     }
-    let mut mask = 0u16;
+    let mut mask = 0u64;
     for name in columns.try_iter()? {
         let name = name?;
         let name = name
             .cast::<PyString>()
             .map_err(|_| PyTypeError::new_err("column names must be str"))?
             .to_cow()?;
-        let Some(k) = COLUMNS.iter().position(|(c, _)| *c == name) else {
-            let known: Vec<&str> = COLUMNS.iter().map(|(c, _)| *c).collect();
+        let mut all = known.iter().flat_map(|list| list.iter());
+        let Some(k) = all.position(|(c, _)| *c == name) else {
+            let names: Vec<&str> = known.iter().flat_map(|l| l.iter().map(|c| c.0)).collect();
             return Err(PyValueError::new_err(format!(
                 "unknown column '{name}'; the columns are {}",
-                known.join(", ")
+                names.join(", ")
             )));
         };
         mask |= 1 << k;
     }
-    Ok(mask)
+    Ok(Some(mask))
+}
+
+/// A new `array.array` of type `code` holding a copy of `values`.
+pub fn array<'py, T: memory_view::Plain>(
+    py: Python<'py>,
+    code: &str,
+    values: &mut Vec<T>,
+) -> PyResult<Bound<'py, PyAny>> {
+    static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let array = ARRAY.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import("array")?.getattr("array")?.unbind())
+    })?;
+    // One copy, straight into the array's own buffer.
+    let column = array.bind(py).call1((code,))?;
+    memory_view::lend(&column, "frombytes", values)?;
+    Ok(column)
 }
 
 /// The columns being filled (each value widened to u64; narrowed to the
@@ -234,25 +261,25 @@ impl Builder {
     }
 
     fn arrays(&mut self, py: Python<'_>, others: Vec<Py<PyAny>>) -> PyResult<SampleColumns> {
-        static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let array = ARRAY.get_or_try_init(py, || {
-            Ok::<_, PyErr>(py.import("array")?.getattr("array")?.unbind())
-        })?;
         let columns = PyDict::new(py);
         for (col, &k) in self.cols.iter_mut().zip(&self.names) {
             let Some(&(name, code)) = COLUMNS.get(k) else {
                 continue;
             };
-            // One copy, straight into the array's own buffer.
-            let column = array.bind(py).call1((code,))?;
-            memory_view::lend(&column, "frombytes", &mut col.bytes)?;
-            columns.set_item(name, column)?;
+            columns.set_item(name, array(py, code, &mut col.bytes)?)?;
         }
         Ok(SampleColumns {
             columns: columns.unbind(),
             others: PyList::new(py, others)?.unbind(),
             len: self.len,
+            evsel_names: None,
+            names: None,
         })
+    }
+
+    /// Samples appended so far.
+    pub fn len(&self) -> usize {
+        self.len
     }
 }
 
@@ -297,13 +324,34 @@ pub struct SampleColumns {
     columns: Py<PyDict>,
     others: Py<PyList>,
     len: usize,
+    /// A file's batches: the names of the evsels, by `evsel` index.
+    evsel_names: Option<Py<PyList>>,
+    /// A file's batches: the session's table of the dictionary-encoded
+    /// columns' names.
+    names: Option<Py<PyList>>,
+}
+
+impl SampleColumns {
+    /// Adds a column (a file's: call chains, resolved names).
+    pub fn insert(&self, py: Python<'_>, name: &str, column: Bound<'_, PyAny>) -> PyResult<()> {
+        self.columns.bind(py).set_item(name, column)
+    }
+
+    /// Sets what a file's batch carries besides its columns.
+    pub fn with_names(mut self, evsel_names: Py<PyList>, names: Option<Py<PyList>>) -> Self {
+        self.evsel_names = Some(evsel_names);
+        self.names = names;
+        self
+    }
 }
 
 #[pymethods]
 impl SampleColumns {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.columns)?;
-        visit.call(&self.others)
+        visit.call(&self.others)?;
+        visit.call(&self.evsel_names)?;
+        visit.call(&self.names)
     }
 
     /// Number of samples.
@@ -336,6 +384,23 @@ impl SampleColumns {
     #[getter]
     fn others(&self, py: Python<'_>) -> Py<PyList> {
         self.others.clone_ref(py)
+    }
+
+    /// A file's batches (`session.read_columns()`): the evsels' names, by
+    /// the `evsel` column's index; None for a live batch (there
+    /// `evlist[i]` is the evsel).
+    #[getter]
+    fn evsel_names(&self, py: Python<'_>) -> Option<Py<PyList>> {
+        self.evsel_names.as_ref().map(|n| n.clone_ref(py))
+    }
+
+    /// The names the `dso`, `symbol`, `callchain_dso` and
+    /// `callchain_symbol` columns index: one list per session, which later
+    /// batches extend (index 0 is `[unknown]`); None without those
+    /// columns.
+    #[getter]
+    fn names(&self, py: Python<'_>) -> Option<Py<PyList>> {
+        self.names.as_ref().map(|n| n.clone_ref(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

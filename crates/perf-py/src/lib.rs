@@ -46,6 +46,7 @@ mod pmu;
 mod recycler;
 mod sequence;
 mod session;
+mod session_columns;
 mod symbols;
 mod thread;
 mod thread_map;

@@ -23,16 +23,24 @@ use pyo3::{ffi, intern};
 /// pyo3-ffi exports it only when building for 3.11 or later.
 const PYBUF_READ: std::ffi::c_int = 0x100;
 
-/// Calls `target.method(view)` with a read-only memoryview of `bytes`, and
-/// releases the view before returning. `method` must copy what it needs
-/// (`array.frombytes` does). Should the view not release (a method that
-/// kept an export of it), `bytes` is leaked rather than left to be freed or
-/// reused under the view.
-pub fn lend(target: &Bound<'_, PyAny>, method: &str, bytes: &mut Vec<u8>) -> PyResult<()> {
+/// The element types whose `Vec`s can be lent: plain integers, every byte
+/// of them initialised, no padding.
+pub trait Plain: Copy {}
+impl Plain for u8 {}
+impl Plain for u32 {}
+impl Plain for u64 {}
+
+/// Calls `target.method(view)` with a read-only memoryview of the bytes of
+/// `values` (in machine format), and releases the view before returning.
+/// `method` must copy what it needs (`array.frombytes` does). Should the
+/// view not release (a method that kept an export of it), `values` is
+/// leaked rather than left to be freed or reused under the view.
+pub fn lend<T: Plain>(target: &Bound<'_, PyAny>, method: &str, bytes: &mut Vec<T>) -> PyResult<()> {
     let py = target.py();
-    let len = isize::try_from(bytes.len())?;
-    // SAFETY: the view points at `len` initialised bytes of `bytes`, which
-    // this function borrows mutably, so nothing else changes or frees them
+    let len = isize::try_from(std::mem::size_of_val(bytes.as_slice()))?;
+    // SAFETY: the view points at the `len` bytes of `bytes`' elements, all
+    // initialised (`Plain`: integers without padding), which this function
+    // borrows mutably, so nothing else changes or frees them
     // while the view is out. PyBUF_READ makes the view read-only. The view is
     // released below, before the borrow ends; a released memoryview raises
     // ValueError on every access, so Python code that kept the object cannot

@@ -12,6 +12,10 @@
 //! * `context_switch(event)` for SWITCH and SWITCH_CPU_WIDE records (the
 //!   series after 7.3-rc1).
 //!
+//! `read_columns()` (session_columns.rs) reads the same samples in batches
+//! of columns instead, calling no callback; both go on from where the
+//! other stopped.
+//!
 //! COMM, FORK, EXIT, MMAP, MMAP2 records build the session's threads,
 //! which `find_thread` answers from as they are when it is called. Ctrl-C
 //! stops `process_events()` with `KeyboardInterrupt`: the signal check runs
@@ -34,6 +38,7 @@ use crate::data::{try_lock, PyData, PyWait};
 use crate::events;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
+use crate::session_columns::{self, ColumnsState};
 use crate::symbols::SampleSource;
 use crate::thread::PyThread;
 
@@ -85,6 +90,7 @@ struct Run {
     /// Per evsel index, made at its first sample.
     evsels: Vec<Option<EvselSlot>>,
     wait: Arc<PyWait>,
+    columns: ColumnsState,
 }
 
 /// What the samples of one evsel point at.
@@ -151,6 +157,7 @@ impl PySession {
                 evsels: Vec::new(),
                 cache: Recycler::new(),
                 wait: data.get().wait(),
+                columns: ColumnsState::default(),
                 session,
             }),
             data: data.clone().unbind(),
@@ -171,6 +178,7 @@ impl PySession {
             cache,
             evsels,
             wait,
+            columns: _,
         } = &mut *run;
         let mut handler = PyHandler {
             py,
@@ -184,6 +192,30 @@ impl PySession {
             Err(ProcessError::Handler(e)) => Err(e),
             Err(ProcessError::Data(e)) => Err(wait.error(e)),
         }
+    }
+
+    /// The next batch of samples, in time order, as array.array columns
+    /// (all, or those named in columns; dso, symbol, callchain_dso and
+    /// callchain_symbol only when named): at most max_events samples
+    /// (default 65536); an empty batch at the end. Calls no callback.
+    #[pyo3(signature = (columns=None, max_events=None))]
+    fn read_columns(
+        &self,
+        py: Python<'_>,
+        columns: Option<&Bound<'_, PyAny>>,
+        max_events: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::columns::SampleColumns> {
+        let mut run = try_lock(&self.run, "process_events is already running")?;
+        let Run {
+            session,
+            cache,
+            wait,
+            columns: state,
+            ..
+        } = &mut *run;
+        session_columns::read_columns(py, session, state, cache, columns, max_events, |e| {
+            wait.error(e)
+        })
     }
 
     /// Returns the thread associated with a pid (and tid): a `perf.thread`
@@ -221,6 +253,7 @@ impl PySession {
                 visit.call(&slot.obj)?;
             }
             run.cache.traverse(&visit)?;
+            run.columns.traverse(&visit)?;
         }
         Ok(())
     }

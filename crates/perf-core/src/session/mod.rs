@@ -15,6 +15,7 @@
 //! | `machine__resolve`                       | [`Event::resolve`], [`Machine::resolve`] |
 //! | `thread__resolve_callchain`              | [`Event::callchain`], [`Machine::resolve_callchain`] |
 //! | `perf_env`                               | [`Session::features`]         |
+//! | (the columnar reader's call chains, DSO and symbol columns) | [`columns`] |
 //!
 //! ```text
 //! PerfData::open(path) ─► Session::new ─► process_events(&mut handler)
@@ -28,6 +29,7 @@
 //! windows, one decompressed chunk per reader, and the ordered queue (its
 //! cap, [`SessionOptions::queue_bytes`]), whatever the file's size.
 
+pub mod columns;
 mod evlist;
 mod machine;
 mod machine_arch;
@@ -215,6 +217,15 @@ pub trait Handler {
     fn check(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
+
+    /// Asked after each kernel record delivered (after its
+    /// [`sample`](Self::sample) calls): true pauses processing there,
+    /// [`Session::process_events`] returns, and its next call goes on from
+    /// the next record, in the same order as without the pause (how the
+    /// columnar reader reads a file in batches of bounded size).
+    fn pause(&mut self) -> bool {
+        false
+    }
 }
 
 /// Records between two [`Handler::check`] calls: at the drain's 80-150 ns a
@@ -313,8 +324,10 @@ impl Session {
     }
 
     /// Reads the whole input, handing records to `handler` in time order
-    /// (file order for files without `sample_id_all`, as perf). A session
-    /// reads its input once: later calls return at once.
+    /// (file order for files without `sample_id_all`, as perf), or up to
+    /// where the handler [pauses](Handler::pause): the next call goes on
+    /// from there. A session reads its input once: calls after the end
+    /// (or an error) return at once.
     ///
     /// # Errors
     /// [`ProcessError::Handler`] with the first error a handler method
@@ -336,6 +349,13 @@ impl Session {
             conf.os_release.clone_from(&self.features.os_release);
         }
         self.machine.lock().set_dsos(crate::symbol::Dsos::new(conf));
+    }
+
+    /// Whether the input was read to its end (or stopped at an error):
+    /// false before the first [`process_events`](Self::process_events)
+    /// and after a pause.
+    pub fn finished(&self) -> bool {
+        self.run.is_none()
     }
 
     /// The path given.

@@ -17,9 +17,15 @@
 //! * a record older than the last one delivered is still queued and
 //!   delivered at the next flush (counted in `unordered`).
 //!
+//! A flush can pause after any record (the columnar reader's batch is
+//! full): [`OrderedEvents::resume`] then delivers the rest of it, with the
+//! same limit, before anything else is queued.
+//!
 //! Records are copied into one arena (perf copies them too in pipe mode,
 //! and here the file's buffer moves on); the arena is compacted after each
 //! flush, so memory is the cap at most.
+
+use std::ops::ControlFlow;
 
 /// The default memory cap of the queue: records plus their entries.
 pub const DEFAULT_QUEUE_BYTES: usize = 64 << 20;
@@ -70,6 +76,8 @@ pub(crate) struct OrderedEvents {
     pub(crate) half_flushes: u64,
     /// The most bytes queued at once.
     pub(crate) peak_bytes: usize,
+    /// A flush paused before its end.
+    paused: Option<Flush>,
 }
 
 /// What [`OrderedEvents::queue`] did.
@@ -98,6 +106,7 @@ impl OrderedEvents {
             unordered: 0,
             half_flushes: 0,
             peak_bytes: 0,
+            paused: None,
         }
     }
 
@@ -152,23 +161,20 @@ impl OrderedEvents {
 
     /// perf's `__ordered_events__flush`: delivers the records due, oldest
     /// first, through `deliver`; an error from it stops the flush (the
-    /// records not delivered stay queued).
+    /// records not delivered stay queued); `Break` from it pauses the
+    /// flush after that record, for [`resume`](Self::resume).
     pub(crate) fn flush<E>(
         &mut self,
         how: Flush,
-        mut deliver: impl FnMut(&Queued, &[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
+        deliver: impl FnMut(&Queued, &[u8]) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E> {
         if self.entries.is_empty() {
-            return Ok(());
-        }
-        if !self.sorted {
-            // Stable: equal times keep the order they were queued in.
-            self.entries.sort_by_key(|q| q.time);
-            self.sorted = true;
+            return Ok(ControlFlow::Continue(()));
         }
         match how {
             Flush::Final => self.next_flush = u64::MAX,
             Flush::Half => {
+                self.sort();
                 let first = self.entries.first().map_or(0, |q| q.time);
                 let last = self.last_time.unwrap_or(first);
                 self.next_flush = first + last.saturating_sub(first) / 2;
@@ -176,24 +182,64 @@ impl OrderedEvents {
             }
             Flush::Round => {}
         }
+        self.deliver_due(how, deliver)
+    }
+
+    /// Goes on with a paused flush (nothing to do without one).
+    pub(crate) fn resume<E>(
+        &mut self,
+        deliver: impl FnMut(&Queued, &[u8]) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E> {
+        match self.paused.take() {
+            Some(how) => self.deliver_due(how, deliver),
+            None => Ok(ControlFlow::Continue(())),
+        }
+    }
+
+    fn sort(&mut self) {
+        if !self.sorted {
+            // Stable: equal times keep the order they were queued in.
+            self.entries.sort_by_key(|q| q.time);
+            self.sorted = true;
+        }
+    }
+
+    /// Delivers the records up to `next_flush`.
+    fn deliver_due<E>(
+        &mut self,
+        how: Flush,
+        mut deliver: impl FnMut(&Queued, &[u8]) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E> {
+        self.sort();
         let limit = self.next_flush;
         let mut done = 0;
-        let mut result = Ok(());
+        let mut result = Ok(ControlFlow::Continue(()));
         if limit != 0 {
             for q in &self.entries {
                 if q.time > limit {
                     break;
                 }
                 let rec = self.arena.get(q.start..q.start + q.len).unwrap_or_default();
-                if let Err(e) = deliver(q, rec) {
-                    result = Err(e);
-                    break;
+                let delivered = deliver(q, rec);
+                if delivered.is_ok() {
+                    self.last_flush = q.time;
+                    done += 1;
                 }
-                self.last_flush = q.time;
-                done += 1;
+                match delivered {
+                    Ok(ControlFlow::Continue(())) => {}
+                    other => {
+                        result = other;
+                        break;
+                    }
+                }
             }
         }
         self.drop_front(done);
+        let due_left = limit != 0 && self.entries.first().is_some_and(|q| q.time <= limit);
+        if matches!(result, Ok(ControlFlow::Break(()))) && due_left {
+            self.paused = Some(how);
+            return result;
+        }
         if self.entries.is_empty() {
             self.last_time = None;
         } else if self.last_time.is_some_and(|t| t <= limit) {

@@ -35,13 +35,42 @@ impl Q {
 
     fn flush(&mut self, how: Flush) -> Vec<(u64, usize)> {
         let mut out = Vec::new();
-        self.oe
+        let _ = self
+            .oe
             .flush::<()>(how, |q, rec| {
                 assert_eq!(rec, &[q.offset as u8; 40], "the record's own bytes");
                 out.push((q.time, q.offset as usize));
-                Ok(())
+                Ok(ControlFlow::Continue(()))
             })
             .unwrap();
+        out
+    }
+}
+
+impl Q {
+    fn add(&mut self, t: u64) {
+        assert!(self.queue(&[t]).is_empty());
+    }
+
+    /// A flush that pauses after every `every` records, resumed until it
+    /// is done.
+    fn flush_pausing(&mut self, how: Flush, every: usize) -> Vec<(u64, usize)> {
+        let mut out = Vec::new();
+        let mut step = |q: &Queued, _: &[u8]| {
+            out.push((q.time, q.offset as usize));
+            Ok::<_, ()>(if out.len() % every == 0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        };
+        let mut flow = self.oe.flush(how, &mut step).unwrap();
+        while flow.is_break() {
+            flow = self.oe.resume(&mut step).unwrap();
+            if self.oe.paused.is_none() && flow.is_break() {
+                break;
+            }
+        }
         out
     }
 }
@@ -113,11 +142,12 @@ fn the_cap_flushes_the_older_half() {
     }
     assert_eq!(full_at, Some(11));
     let mut got = Vec::new();
-    oe.flush::<()>(Flush::Half, |q, _| {
-        got.push(q.time);
-        Ok(())
-    })
-    .unwrap();
+    let _ = oe
+        .flush::<()>(Flush::Half, |q, _| {
+            got.push(q.time);
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
     // first 10, last 100: flush up to 10 + 90 / 2 = 55.
     assert_eq!(got, [10, 20, 30, 40, 50]);
     assert_eq!(oe.half_flushes, 1);
@@ -137,17 +167,18 @@ fn a_failed_delivery_keeps_the_rest() {
         if q.time == 2 {
             Err("stop")
         } else {
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         }
     });
     assert_eq!(r, Err("stop"));
     assert_eq!(seen, [1, 2]);
     let mut rest = Vec::new();
-    oe.flush::<()>(Flush::Final, |q, rec| {
-        rest.push((q.time, rec.to_vec()));
-        Ok(())
-    })
-    .unwrap();
+    let _ = oe
+        .flush::<()>(Flush::Final, |q, rec| {
+            rest.push((q.time, rec.to_vec()));
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
     assert_eq!(rest, [(2, vec![2]), (3, vec![3])]);
 }
 
@@ -162,4 +193,33 @@ fn equal_times_keep_queue_order_in_a_big_queue() {
     let mut want: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
     want.sort_by_key(|&(t, _)| t);
     assert_eq!(got, want);
+}
+
+/// A flush that pauses after every `every`-th record, resumed until done,
+/// delivers what the unpaused flush does, in the same order.
+#[test]
+fn a_paused_flush_resumes_where_it_stopped() {
+    for every in 1..5 {
+        let mut paused = Q::new(1 << 20);
+        let mut plain = Q::new(1 << 20);
+        let mut got = Vec::new();
+        let mut want = Vec::new();
+        for round in [
+            [5u64, 3, 9, 1, 7],
+            [12, 10, 11, 15, 13],
+            [20, 18, 19, 16, 17],
+        ] {
+            for t in round {
+                paused.add(t);
+                plain.add(t);
+            }
+            for how in [Flush::Round, Flush::Half] {
+                want.extend(plain.flush(how));
+                got.extend(paused.flush_pausing(how, every));
+            }
+        }
+        want.extend(plain.flush(Flush::Final));
+        got.extend(paused.flush_pausing(Flush::Final, every));
+        assert_eq!(got, want, "pausing every {every}");
+    }
 }

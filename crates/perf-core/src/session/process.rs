@@ -3,8 +3,14 @@
 //! `perf_session__process_user_event`, `machines__deliver_event` and the
 //! readers' loops (one file or stream; a directory's files taken 2 MiB at a
 //! time in turn, as `__perf_session__process_dir_events` does).
+//!
+//! A handler can pause the reading after any delivered record
+//! ([`Handler::pause`]): everything the loop holds (the reader whose turn
+//! it is, a paused flush of the ordered queue, a record waiting to be
+//! queued again) stays in [`Run`], and the next call goes on from there.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use super::evlist::{Evlist, IdHasher};
@@ -41,7 +47,19 @@ pub(crate) struct Run {
     /// [`Handler::record`]: (offset, native bytes).
     prologue: Vec<(u64, Vec<u8>)>,
     w: Work,
+    /// Where the loop is: whose turn it is, where that turn started
+    /// (`handed()` of the reader), which readers are at their end.
+    turn: usize,
+    turn_start: Option<u64>,
+    done: Vec<bool>,
+    /// A record to queue again after the paused HALF flush it caused.
+    requeue: Option<Requeue>,
+    started: bool,
 }
+
+/// A record that met a full queue: (time, native bytes, evsel, reader,
+/// offset).
+type Requeue = (u64, Vec<u8>, usize, usize, u64);
 
 /// Scratch state of delivery.
 #[derive(Debug)]
@@ -52,6 +70,8 @@ struct Work {
     /// Last value per id of `PERF_SAMPLE_READ` counters.
     read_values: IdMap<u64>,
     ticks: u32,
+    /// The handler asked to pause after the last delivered record.
+    paused: bool,
 }
 
 /// A handler that calls nothing: the pipe-mode prologue is read before
@@ -107,7 +127,13 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
             scratch: Vec::new(),
             read_values: IdMap::default(),
             ticks: 0,
+            paused: false,
         },
+        turn: 0,
+        turn_start: None,
+        done: Vec::new(),
+        requeue: None,
+        started: false,
     };
     let mut s = Session {
         path: input.path,
@@ -187,23 +213,31 @@ pub(super) fn process_events<H: Handler>(
     let Some(mut run) = s.run.take() else {
         return Ok(());
     };
-    s.machine.lock().register_idle_thread();
+    if !run.started {
+        s.machine.lock().register_idle_thread();
+        run.done = vec![false; run.readers.len()];
+        run.started = true;
+    }
+    run.w.paused = false;
     let result = run_all(s, &mut run, h);
     s.stats.nr_unordered_events = run.ordered.unordered;
     s.stats.nr_half_flushes = run.ordered.half_flushes;
     s.stats.queue_peak_bytes = run.ordered.peak_bytes;
-    for r in &run.readers {
-        s.stats.nr_compressed += r.compressed;
-        s.stats.decompressed_bytes += r.decompressed_bytes;
+    s.stats.nr_compressed = run.readers.iter().map(|r| r.compressed).sum();
+    s.stats.decompressed_bytes = run.readers.iter().map(|r| r.decompressed_bytes).sum();
+    if matches!(result, Ok(ControlFlow::Break(()))) {
+        s.run = Some(run);
     }
-    result
+    result.map(drop)
 }
 
+/// Reads on from where the last call stopped: `Break` when the handler
+/// paused (the run goes on at the next call), `Continue` at the end.
 fn run_all<H: Handler>(
     s: &mut Session,
     run: &mut Run,
     h: &mut H,
-) -> Result<(), ProcessError<H::Error>> {
+) -> Result<ControlFlow<()>, ProcessError<H::Error>> {
     h.check().map_err(ProcessError::Handler)?;
     let Run {
         readers,
@@ -212,6 +246,11 @@ fn run_all<H: Handler>(
         ordering,
         prologue,
         w,
+        turn,
+        turn_start,
+        done,
+        requeue,
+        started: _,
     } = run;
     // The prologue's records, for the handler (already taken in).
     for (offset, bytes) in std::mem::take(prologue) {
@@ -220,40 +259,58 @@ fn run_all<H: Handler>(
         let ev = event(s, offset, path, &bytes, &w.user, None);
         h.record(&ev).map_err(ProcessError::Handler)?;
     }
+    // What a pause left unfinished.
+    // (Here and below, `w.paused` tells whether a flush paused.)
+    let _ = ordered.resume(|q, rec| deliver(s, w, q.evsel, rec, q.offset, path_of(paths, q), h))?;
+    if w.paused {
+        return Ok(ControlFlow::Break(()));
+    }
+    if let Some((time, copy, idx, reader, offset)) = requeue.take() {
+        if ordered.queue(time, &copy, idx, reader, offset) != Queue::Queued {
+            let path = paths.get(reader).map_or("", String::as_str);
+            let _ = deliver(s, w, idx, &copy, offset, path, h)?;
+        }
+        if w.paused {
+            return Ok(ControlFlow::Break(()));
+        }
+    }
     let nr = readers.len();
-    let mut done = vec![false; nr];
-    let mut left = nr;
-    let mut i = 0;
-    while left > 0 {
-        if done[i] {
-            i = (i + 1) % nr;
+    while done.iter().any(|d| !d) {
+        let i = *turn % nr.max(1);
+        if done.get(i).copied().unwrap_or(true) {
+            *turn = (i + 1) % nr;
             continue;
         }
         let Some(reader) = readers.get_mut(i) else {
             break;
         };
         let path = paths.get(i).map_or("", String::as_str);
-        let start = reader.handed();
+        let start = *turn_start.get_or_insert(reader.handed());
         loop {
             let Some(raw) = reader.next()? else {
-                done[i] = true;
-                left -= 1;
+                if let Some(d) = done.get_mut(i) {
+                    *d = true;
+                }
                 break;
             };
             let mut bound = None;
             if raw.header.type_ >= PERF_RECORD_USER_TYPE_START {
                 bound = user_record(s, ordered, w, raw, path, h, paths)?;
             } else {
-                kernel_record(s, ordered, *ordering, w, raw, i, path, paths, h)?;
+                kernel_record(s, ordered, *ordering, w, raw, i, path, paths, h, requeue)?;
             }
             if let Some(b) = bound {
                 reader.set_decomp_bound(b);
+            }
+            if w.paused {
+                return Ok(ControlFlow::Break(()));
             }
             if nr > 1 && reader.handed() - start >= READER_MAX_SIZE && !reader.has_decomp_record() {
                 break;
             }
         }
-        i = (i + 1) % nr;
+        *turn_start = None;
+        *turn = (i + 1) % nr;
     }
     ordered.flush(Flush::Final, |q, rec| {
         deliver(s, w, q.evsel, rec, q.offset, path_of(paths, q), h)
@@ -325,6 +382,7 @@ fn kernel_record<H: Handler>(
     path: &str,
     paths: &[String],
     h: &mut H,
+    requeue: &mut Option<Requeue>,
 ) -> Result<(), ProcessError<H::Error>> {
     let header = raw.header;
     count(&mut s.stats, header.type_);
@@ -350,23 +408,27 @@ fn kernel_record<H: Handler>(
             Queue::Now => {}
             Queue::Full => {
                 let copy = native.to_vec();
-                ordered.flush(Flush::Half, |q, rec| {
+                let _ = ordered.flush(Flush::Half, |q, rec| {
                     deliver(s, w, q.evsel, rec, q.offset, path_of(paths, q), h)
                 })?;
+                if w.paused {
+                    *requeue = Some((time, copy, idx, reader, raw.offset));
+                    return Ok(());
+                }
                 if ordered.queue(time, &copy, idx, reader, raw.offset) == Queue::Queued {
                     return Ok(());
                 }
-                return deliver(s, w, idx, &copy, raw.offset, path, h);
+                return deliver(s, w, idx, &copy, raw.offset, path, h).map(drop);
             }
         }
     }
     if s.endian.is_native() {
-        deliver(s, w, idx, raw.bytes, raw.offset, path, h)
+        deliver(s, w, idx, raw.bytes, raw.offset, path, h).map(drop)
     } else {
         let bytes = std::mem::take(&mut w.scratch);
         let r = deliver(s, w, idx, &bytes, raw.offset, path, h);
         w.scratch = bytes;
-        r
+        r.map(drop)
     }
 }
 
@@ -389,7 +451,8 @@ fn no_evsel(
     .at(path, offset)
 }
 
-/// perf's `perf_session__deliver_event` and `machines__deliver_event`.
+/// perf's `perf_session__deliver_event` and `machines__deliver_event`;
+/// `Break` (and `w.paused`) when the handler pauses after it.
 fn deliver<H: Handler>(
     s: &mut Session,
     w: &mut Work,
@@ -398,9 +461,9 @@ fn deliver<H: Handler>(
     offset: u64,
     path: &str,
     h: &mut H,
-) -> Result<(), ProcessError<H::Error>> {
+) -> Result<ControlFlow<()>, ProcessError<H::Error>> {
     let Some(e) = s.evlist.get(evsel) else {
-        return Ok(());
+        return Ok(ControlFlow::Continue(()));
     };
     if let Err(err) = record::parse_into(bytes, &e.info, &mut w.record) {
         let what = record_name(w.record.header.type_);
@@ -437,7 +500,13 @@ fn deliver<H: Handler>(
             h.sample(&ev).map_err(ProcessError::Handler)?;
         }
     }
-    tick(w, h)
+    tick(w, h)?;
+    w.paused = h.pause();
+    Ok(if w.paused {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
+    })
 }
 
 /// perf's `deliver_sample_value` for each value of a `PERF_SAMPLE_READ`
@@ -550,7 +619,7 @@ fn user_record<H: Handler>(
             s.machine.lock().add_build_ids(ids);
         }
         PERF_RECORD_FINISHED_ROUND => {
-            ordered.flush(Flush::Round, |q, b| {
+            let _ = ordered.flush(Flush::Round, |q, b| {
                 deliver(s, w, q.evsel, b, q.offset, path_of(paths, q), h)
             })?;
         }

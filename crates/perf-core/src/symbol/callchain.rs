@@ -50,38 +50,106 @@ impl CallchainNode {
     }
 }
 
+/// One step of a walk over a chain.
+#[derive(Clone, Copy)]
+enum Step {
+    Frame(u8, u64),
+    Marker,
+    Corrupt,
+}
+
+/// The frames of a sample's callchain (`PERF_SAMPLE_CALLCHAIN` words, leaf
+/// first) as `thread__resolve_callchain_sample` walks them: (cpumode, ip)
+/// of each address, leaf first; `PERF_CONTEXT_*` markers set the cpumode
+/// of the addresses after them and are not frames; an unknown marker
+/// within the first `max_stack` frames discards the whole chain; at most
+/// `max_stack` frames. The resolved chain and the columnar reader's raw
+/// one both come from here.
+pub fn callchain_frames(chain: &[u64], max_stack: usize) -> impl Iterator<Item = (u8, u64)> + '_ {
+    let walk = move || {
+        chain.iter().scan(CPUMODE_USER, |cpumode, &ip| {
+            if ip < PERF_CONTEXT_MAX {
+                return Some(Step::Frame(*cpumode, ip));
+            }
+            *cpumode = match ip {
+                PERF_CONTEXT_HV => CPUMODE_HYPERVISOR,
+                PERF_CONTEXT_KERNEL => CPUMODE_KERNEL,
+                PERF_CONTEXT_USER => CPUMODE_USER,
+                // "It seems the callchain is corrupted. Discard all."
+                _ => return Some(Step::Corrupt),
+            };
+            Some(Step::Marker)
+        })
+    };
+    let corrupt = walk()
+        .scan(0usize, |frames, step| {
+            if *frames >= max_stack {
+                return None;
+            }
+            *frames += usize::from(matches!(step, Step::Frame(..)));
+            Some(step)
+        })
+        .any(|step| matches!(step, Step::Corrupt));
+    walk()
+        .filter_map(|step| match step {
+            Step::Frame(cpumode, ip) => Some((cpumode, ip)),
+            _ => None,
+        })
+        .take(if corrupt { 0 } else { max_stack })
+}
+
 impl Dsos {
     /// `thread__resolve_callchain_sample` over a sample's callchain
-    /// (`PERF_SAMPLE_CALLCHAIN` words, leaf first): the frames, leaf first.
+    /// (`PERF_SAMPLE_CALLCHAIN` words, leaf first): the frames of
+    /// [`callchain_frames`], leaf first, resolved.
     pub fn resolve_callchain(
         &self,
         thread: &dyn ThreadMaps,
         chain: &[u64],
         max_stack: usize,
     ) -> Vec<CallchainNode> {
-        let mut cpumode = CPUMODE_USER;
-        let mut out = Vec::new();
-        let mut nr_entries = 0;
-        for &ip in chain {
-            if nr_entries >= max_stack {
-                break;
-            }
-            if ip >= PERF_CONTEXT_MAX {
-                cpumode = match ip {
-                    PERF_CONTEXT_HV => CPUMODE_HYPERVISOR,
-                    PERF_CONTEXT_KERNEL => CPUMODE_KERNEL,
-                    PERF_CONTEXT_USER => CPUMODE_USER,
-                    // "It seems the callchain is corrupted. Discard all."
-                    _ => return Vec::new(),
-                };
-                continue;
-            }
-            nr_entries += 1;
-            out.push(CallchainNode {
+        callchain_frames(chain, max_stack)
+            .map(|(cpumode, ip)| CallchainNode {
                 ip,
                 location: self.thread_find_symbol(thread, cpumode, ip),
-            });
-        }
-        out
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(chain: &[u64], max_stack: usize) -> Vec<(u8, u64)> {
+        callchain_frames(chain, max_stack).collect()
+    }
+
+    #[test]
+    fn markers_set_the_cpumode_and_are_not_frames() {
+        let chain = [PERF_CONTEXT_KERNEL, 0xa, 0xb, PERF_CONTEXT_USER, 0x1, 0x2];
+        let k = CPUMODE_KERNEL;
+        let u = CPUMODE_USER;
+        assert_eq!(
+            frames(&chain, 127),
+            [(k, 0xa), (k, 0xb), (u, 0x1), (u, 0x2)]
+        );
+        assert_eq!(frames(&chain, 3), [(k, 0xa), (k, 0xb), (u, 0x1)]);
+        assert_eq!(frames(&[0x5], 127), [(u, 0x5)], "user before any marker");
+        assert_eq!(
+            frames(&[PERF_CONTEXT_HV, 0x7], 127),
+            [(CPUMODE_HYPERVISOR, 0x7)]
+        );
+    }
+
+    #[test]
+    fn an_unknown_marker_discards_the_chain_within_max_stack() {
+        let chain = [0x1, 0x2, PERF_CONTEXT_GUEST, 0x3];
+        assert!(frames(&chain, 127).is_empty());
+        // Past max_stack frames the marker is never looked at.
+        assert_eq!(
+            frames(&chain, 2),
+            [(CPUMODE_USER, 0x1), (CPUMODE_USER, 0x2)]
+        );
     }
 }
