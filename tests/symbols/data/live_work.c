@@ -2,7 +2,9 @@
 // The live symbol tests' workload: `live_work user SECONDS` spins in
 // leaf_spin() called through middle_call(); `live_work kernel SECONDS`
 // reads /dev/zero (time in the kernel); `live_work ready SECONDS` prints
-// "ready" once every library is mapped, then spins as `user`.
+// "ready" once every library is mapped, then spins as `user`. SECONDS are
+// of CPU time (so the number of cpu-clock samples does not depend on the
+// load of the machine).
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ static char buf[1 << 16];
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
