@@ -459,8 +459,9 @@ class sample_event:
     @property
     def evsel(self) -> evsel | None:
         """The evsel the sample belongs to."""
-    # Symbols: samples read from a perf.data file resolve them at the first
-    # read; None when unresolved and for live samples.
+    # Symbols: samples read from a perf.data file, and live samples of an
+    # evlist that tracks mmaps (evlist.config() on a tracking evsel, or
+    # mmap=1), resolve them at the first read; None when unresolved.
     @property
     def dso(self) -> str | None:
         """The DSO's name (a path, or [kernel.kallsyms])."""

@@ -15,6 +15,9 @@ use crate::error::{Error, Result};
 use crate::evsel::Evsel;
 use crate::record::{event_id, ParseInfo, PERF_RECORD_SAMPLE};
 use crate::ring::Ring;
+use crate::session::MachineRef;
+use crate::symbol::conf::SymbolConf;
+use crate::symbol::Dsos;
 use crate::sys::{self, Ioctl};
 use crate::threadmap::ThreadMap;
 use crate::tracefs::{self, Format};
@@ -46,6 +49,9 @@ pub struct RecordRef<'a> {
     pub info: &'a ParseInfo,
     /// The evsel's tracepoint format, for tracepoint evsels.
     pub format: Option<&'a Arc<Format>>,
+    /// The evlist's live machine, when it tracks mmaps (see
+    /// [`Evlist::machine`]).
+    pub machine: Option<&'a MachineRef>,
 }
 
 /// What [`Evlist::read_ring_with`] found in a ring.
@@ -82,6 +88,7 @@ pub struct Evlist {
     parse_infos: Vec<ParseInfo>,
     formats: Vec<Option<Arc<Format>>>,
     scratch: Vec<u8>,
+    machine: Option<MachineRef>,
     /// What reading skipped.
     pub stats: ReadStats,
 }
@@ -315,7 +322,15 @@ impl Evlist {
                     .flatten()
             })
             .collect();
+        // A live machine once an evsel asks for mmap records (perf's
+        // tracking evsel, as `config()` sets it up): kept across mmap()s.
+        let tracks = tables
+            .iter()
+            .any(|t| t.attr.flag("mmap") == Some(1) || t.attr.flag("mmap2") == Some(1));
         drop(guards);
+        if tracks && self.machine.is_none() {
+            self.machine = Some(MachineRef::live(Dsos::new(SymbolConf::default())));
+        }
         self.rings = rings;
         self.pollfds = pollfds;
         self.ids = ids;
@@ -361,6 +376,7 @@ impl Evlist {
             return Ok(RingRead::Empty);
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
+        let machine = self.machine.as_ref();
         let out = slot.ring.with_next_record(&mut self.scratch, |bytes| {
             let evsel_idx = event2evsel(bytes, infos, ids)?;
             let info = infos.get(evsel_idx)?;
@@ -370,6 +386,7 @@ impl Evlist {
                 bytes,
                 info,
                 format,
+                machine,
             }))
         })?;
         Ok(match out {
@@ -399,6 +416,7 @@ impl Evlist {
         };
         let (infos, formats, ids) = (&self.parse_infos, &self.formats, &self.ids);
         let unmatched = &mut self.stats.unmatched;
+        let machine = self.machine.as_ref();
         slot.ring.drain_with(&mut self.scratch, |bytes| {
             let found = event2evsel(bytes, infos, ids).and_then(|i| Some((i, infos.get(i)?)));
             let Some((evsel_idx, info)) = found else {
@@ -410,8 +428,17 @@ impl Evlist {
                 bytes,
                 info,
                 format: formats.get(evsel_idx).and_then(Option::as_ref),
+                machine,
             })
         })
+    }
+
+    /// The live machine: made by `mmap()` when an evsel asks for mmap
+    /// records (`attr.mmap` or `attr.mmap2`, as `config()` sets them on
+    /// the tracking evsel), fed with the side-band records read, and what
+    /// live samples resolve in.
+    pub fn machine(&self) -> Option<&MachineRef> {
+        self.machine.as_ref()
     }
 
     /// Number of rings (one per CPU, or per thread for the "any CPU" map).

@@ -20,7 +20,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use crate::error::PerfError;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
-use crate::symbols::{getters, FileSample, PyBranchStack, PyCallchain, SampleSource};
+use crate::symbols::{getters, PyBranchStack, PyCallchain, SampleOrigin, SampleSource};
 use crate::tracepoint_sample::TracepointSampleEvent;
 
 /// C's `%#lx`: `0x…` in lowercase hex, but plain `0` for zero.
@@ -119,7 +119,7 @@ event_class!(SampleEvent, "sample_event", "perf sample event object.",
          sample_cyc_count: u64 = "event cycle count" }
     ro {}
     hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>>, raw_order: Option<Endian>,
-             file: Option<FileSample> });
+             origin: Option<SampleOrigin> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
     rw { misc: u32 = "event misc", next_prev_pid: u32 = "next/prev pid", next_prev_tid: u32 = "next/prev tid" }
     ro {}
@@ -439,12 +439,12 @@ impl SampleEvent {
     /// The call chain, leaf first.
     #[getter]
     fn callchain(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyCallchain>>> {
-        self.file.as_mut().map_or(Ok(None), |f| f.callchain(py))
+        self.origin.as_mut().map_or(Ok(None), |f| f.callchain(py))
     }
     /// The branch stack.
     #[getter]
     fn brstack(&self) -> Option<PyBranchStack> {
-        self.file.as_ref().and_then(FileSample::brstack)
+        self.origin.as_ref().and_then(SampleOrigin::brstack)
     }
     /// The source file, line and text of addr (default: the sample's ip).
     #[pyo3(signature = (addr=None))]
@@ -453,11 +453,13 @@ impl SampleEvent {
         py: Python<'py>,
         addr: Option<u64>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        self.file.as_mut().map_or(Ok(None), |f| f.srccode(py, addr))
+        self.origin
+            .as_mut()
+            .map_or(Ok(None), |f| f.srccode(py, addr))
     }
     /// The instruction bytes at the sample's ip.
     fn insn<'py>(&mut self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
-        self.file.as_mut().and_then(|f| f.insn(py))
+        self.origin.as_mut().and_then(|f| f.insn(py))
     }
 }
 
@@ -468,9 +470,9 @@ impl SampleEvent {
         self.raw_order.unwrap_or(Endian::NATIVE)
     }
 
-    /// The sample's ip resolved (file samples; None for live ones).
+    /// The sample's ip resolved (None without a machine).
     fn located(&mut self) -> Option<&perf_core::symbol::resolve::AddrLocation> {
-        self.file.as_mut().and_then(FileSample::location)
+        self.origin.as_mut().and_then(SampleOrigin::location)
     }
 
     /// Copies `payload` into the kept RAW buffer (reused from sample to
@@ -484,6 +486,15 @@ impl SampleEvent {
                 raw.extend_from_slice(p);
             }
             None => self.raw = None,
+        }
+    }
+
+    /// Keeps `record` and its machine for the symbol getters.
+    #[inline(always)]
+    fn set_origin(&mut self, source: &Arc<SampleSource>, record: &[u8]) {
+        match &mut self.origin {
+            Some(o) => o.refill(source, record),
+            None => self.origin = Some(SampleOrigin::new(source, record)),
         }
     }
 
@@ -558,25 +569,35 @@ fn fill_sample(
     extras: &SampleExtras,
     record: &[u8],
     evsel: Option<&Py<PyEvsel>>,
+    source: Option<&Arc<SampleSource>>,
 ) {
     e.set_members(s);
     e.set_extras(extras);
     e.r#type = record::PERF_RECORD_SAMPLE;
     e.set_raw(s.raw.as_ref().map(|r| record::bytes(record, r)));
     e.set_evsel(py, evsel);
+    // Only an evlist with a live machine gives a source: without one the
+    // getters stay None and this is the only cost.
+    match source {
+        Some(source) => e.set_origin(source, record),
+        None if e.origin.is_some() => e.origin = None,
+        None => {}
+    }
 }
 
-/// Builds the Python object for one record read from the ring.
+/// Builds the Python object for one record read from the ring; a sample
+/// of an evlist with a live machine keeps `source` for its symbols.
 #[inline(always)]
 pub fn build(
     py: Python<'_>,
     rec: RecordRef<'_>,
     evsel: Option<&Py<PyEvsel>>,
+    source: Option<&Arc<SampleSource>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
     match decode(py, &rec, cache)? {
         Decoded::Sample(members, extras) => recycled(py, rec.format, cache, |e| {
-            fill_sample(py, e, &members, &extras, rec.bytes, evsel)
+            fill_sample(py, e, &members, &extras, rec.bytes, evsel, source)
         }),
         Decoded::Other(event) => Ok(event),
     }
@@ -606,13 +627,18 @@ pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyRe
             SampleExtras::of(&parsed.sample),
         ));
     }
+    // The live machine takes in the side-band records; the user still
+    // gets each as its event.
+    if let Some(machine) = rec.machine {
+        machine.process_live(parsed, rec.bytes);
+    }
     Ok(Decoded::Other(other_event(py, parsed, rec.bytes)?))
 }
 
 /// A sample of a perf.data file (`session.process_events()`): the same
 /// classes as live samples (tracepoint samples get the class of the file's
 /// format), with the sample's evsel, the byte order of its RAW payload and
-/// what [`FileSample`] keeps.
+/// what [`SampleOrigin`] keeps.
 #[inline(always)]
 pub fn file_sample(
     py: Python<'_>,
@@ -630,10 +656,7 @@ pub fn file_sample(
         e.set_raw(ev.raw());
         e.raw_order = (!ev.raw_endian.is_native()).then_some(ev.raw_endian);
         e.set_evsel(py, evsel);
-        match &mut e.file {
-            Some(f) => f.refill(source, ev.bytes),
-            None => e.file = Some(FileSample::new(source, ev.bytes)),
-        }
+        e.set_origin(source, ev.bytes);
     })
 }
 

@@ -2,7 +2,7 @@
 //! `perf.evlist(cpus, threads)`: evsels, their ring buffers and poll fds.
 
 use std::ops::ControlFlow;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use perf_core::evlist::{Evlist, RingRead};
 use perf_core::sys::{self, Ioctl};
@@ -20,6 +20,7 @@ use crate::events::{self, Decoded};
 use crate::evsel::{map_arg, PyEvsel};
 use crate::recycler::Recycler;
 use crate::sequence::{sequence_index, SeqIndex};
+use crate::symbols::SampleSource;
 use crate::thread_map::PyThreadMap;
 
 /// perf event selector list object.
@@ -33,6 +34,9 @@ struct Inner {
     core: Evlist,
     /// The Python evsel objects, so `evlist[i] is ev` holds.
     evsels: Vec<Py<PyEvsel>>,
+    /// Per evsel, what its live samples resolve in: empty unless the
+    /// evlist has a live machine (`Evlist::machine`).
+    sources: Vec<Arc<SampleSource>>,
     cache: Recycler,
 }
 
@@ -44,12 +48,14 @@ impl PyEvlist {
         let Inner {
             core,
             evsels,
+            sources,
             cache,
         } = &mut *guard;
         while *ring < core.ring_count() {
             let out = core
                 .read_ring_with(*ring, |rec| {
-                    events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+                    let i = rec.evsel_idx;
+                    events::build(py, rec, evsels.get(i), sources.get(i), cache)
                 })
                 .map_err(PerfError::from)?;
             match out {
@@ -71,10 +77,28 @@ impl PyEvlist {
             inner: Mutex::new(Inner {
                 core,
                 evsels,
+                sources: Vec::new(),
                 cache: Recycler::new(),
             }),
         }
     }
+}
+
+/// Per evsel, the live machine and the record layout its samples resolve
+/// with (none without a live machine).
+fn live_sources(core: &Evlist) -> Vec<Arc<SampleSource>> {
+    let Some(machine) = core.machine() else {
+        return Vec::new();
+    };
+    (0..core.len())
+        .map_while(|i| core.parse_info(i))
+        .map(|info| {
+            Arc::new(SampleSource {
+                machine: machine.clone(),
+                info: *info,
+            })
+        })
+        .collect()
 }
 
 #[pymethods]
@@ -127,7 +151,12 @@ impl PyEvlist {
     fn mmap(&self, py: Python<'_>, pages: i32, overwrite: i32) -> PerfResult<()> {
         let _ = overwrite; // parsed and ignored, as in the C module
         let pages = usize::try_from(pages).unwrap_or(0);
-        py.detach(|| self.inner().core.mmap(pages))?;
+        py.detach(|| {
+            let mut inner = self.inner();
+            inner.core.mmap(pages)?;
+            inner.sources = live_sources(&inner.core);
+            Ok::<_, perf_core::error::Error>(())
+        })?;
         Ok(())
     }
 
@@ -181,13 +210,15 @@ impl PyEvlist {
         let Inner {
             core,
             evsels,
+            sources,
             cache,
         } = &mut *guard;
         // The closure hands back a pointer-sized value and parks a Python
         // error aside: the per-event path then moves no large Result around.
         let mut failed = None;
         let out = core.read_on_cpu_with(cpu, |rec| {
-            events::build(py, rec, evsels.get(rec.evsel_idx), cache)
+            let i = rec.evsel_idx;
+            events::build(py, rec, evsels.get(i), sources.get(i), cache)
                 .map_err(|e| failed = Some(e))
                 .ok()
         });

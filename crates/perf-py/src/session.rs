@@ -296,7 +296,7 @@ fn slot<'s>(
             obj: Py::new(py, PyEvsel::wrap(core))?,
             source: Arc::new(SampleSource {
                 machine: machine.clone(),
-                evsel: evsel.clone(),
+                info: evsel.info,
             }),
         });
     }

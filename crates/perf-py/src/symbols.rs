@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Symbols of file samples: what a `sample_event` read from a perf.data
-//! file keeps of its session ([`FileSample`]), the lazy getters behind
+//! Symbols of samples: what a `sample_event` keeps of the machine it came
+//! from ([`SampleOrigin`]: a perf.data session's machine, or an evlist's
+//! live machine), the lazy getters behind
 //! `dso`, `dso_long_name`, `dso_bid`, `map_*`, `symbol`, `sym_*`,
 //! `callchain`, `brstack`, `srccode()` and `insn()` (perf-core's
 //! `Machine::resolve` and `Machine::resolve_callchain`, perf's
@@ -8,12 +9,13 @@
 //! `perf.callchain`, `perf.callchain_node`, `perf.branch_stack`,
 //! `perf.branch_entry`.
 //!
-//! Live samples (`evlist.read_on_cpu`) have no [`FileSample`]: every
-//! getter is None there, as upstream's.
+//! Live samples (`evlist.read_on_cpu`) have a [`SampleOrigin`] only when
+//! the evlist tracks mmaps (perf-core's `Evlist::machine`); without one
+//! every getter is None, as upstream's.
 
 use std::sync::Arc;
 
-use perf_core::record::{self, BranchEntry, PERF_RECORD_MISC_CPUMODE_MASK};
+use perf_core::record::{self, BranchEntry, ParseInfo, PERF_RECORD_MISC_CPUMODE_MASK};
 use perf_core::session::MachineRef;
 use perf_core::symbol::callchain::CallchainNode;
 use perf_core::symbol::resolve::AddrLocation;
@@ -22,12 +24,12 @@ use pyo3::types::{PyBytes, PyTuple};
 
 use crate::sequence::sequence_index;
 
-/// What a sample read from a perf.data file keeps of its session, for what
-/// reads it later (symbols, call chains): the session's machine (threads
-/// and maps as they are when it is read), its evsel as the file describes
-/// it, and the record itself (native byte order).
-pub struct FileSample {
-    /// Shared by the samples of one evsel of one session.
+/// What a sample keeps of its machine, for what reads it later (symbols,
+/// call chains): the machine (threads and maps as they are when it is
+/// read: a session's, or an evlist's live machine), its evsel's record
+/// layout, and the record itself (native byte order).
+pub struct SampleOrigin {
+    /// Shared by the samples of one evsel of one session or evlist.
     pub source: Arc<SampleSource>,
     /// The whole record.
     pub record: Vec<u8>,
@@ -37,12 +39,12 @@ pub struct FileSample {
     pub callchain: Option<Py<PyCallchain>>,
 }
 
-/// See [`FileSample`].
+/// See [`SampleOrigin`].
 pub struct SampleSource {
-    /// The session's machine.
+    /// The session's machine, or the evlist's live machine.
     pub machine: MachineRef,
-    /// The evsel (attr, name, parse layout, tracepoint format).
-    pub evsel: perf_core::session::Evsel,
+    /// The evsel's record layout.
+    pub info: ParseInfo,
 }
 
 /// The sample's thread and cpumode, from its record (what perf resolves
@@ -54,7 +56,7 @@ struct Who {
     ip: u64,
 }
 
-impl FileSample {
+impl SampleOrigin {
     /// Refills for another sample of `source` (a recycled event object).
     pub fn refill(&mut self, source: &Arc<SampleSource>, bytes: &[u8]) {
         self.record.clear();
@@ -68,7 +70,7 @@ impl FileSample {
 
     /// A new one.
     pub fn new(source: &Arc<SampleSource>, bytes: &[u8]) -> Self {
-        FileSample {
+        SampleOrigin {
             source: Arc::clone(source),
             record: bytes.to_vec(),
             resolved: None,
@@ -77,10 +79,10 @@ impl FileSample {
     }
 
     /// The record parsed again (callchain, branch stack): `None` if it
-    /// does not parse, which cannot happen for a record the session
-    /// delivered.
+    /// does not parse, which cannot happen for a record the session or the
+    /// ring reader delivered.
     fn parsed(&self) -> Option<record::Record> {
-        record::parse(&self.record, &self.source.evsel.info).ok()
+        record::parse(&self.record, &self.source.info).ok()
     }
 
     fn who(&self) -> Option<Who> {
@@ -99,7 +101,7 @@ impl FileSample {
     /// sample's thread.
     fn resolve_addr(&self, addr: Option<u64>) -> Option<AddrLocation> {
         let w = self.who()?;
-        let m = self.source.machine.lock();
+        let m = &self.source.machine;
         Some(m.resolve(w.pid, w.tid, w.cpumode, addr.unwrap_or(w.ip)))
     }
 
@@ -122,11 +124,10 @@ impl FileSample {
         if r.sample.callchain.is_empty() {
             return Ok(None);
         }
-        let nodes = self.source.machine.lock().resolve_callchain(
-            r.sample.pid,
-            r.sample.tid,
-            &r.sample.callchain,
-        );
+        let nodes =
+            self.source
+                .machine
+                .resolve_callchain(r.sample.pid, r.sample.tid, &r.sample.callchain);
         let c = Py::new(py, PyCallchain { nodes })?;
         self.callchain = Some(c.clone_ref(py));
         Ok(Some(c))

@@ -145,6 +145,8 @@ pub struct Machine {
     /// A COMM with `PERF_RECORD_MISC_COMM_EXEC` was seen (perf's
     /// `machine->comm_exec`).
     pub comm_exec: bool,
+    /// What a live machine synthesized (`None` for a file's machine).
+    pub(super) live: Option<super::live::LiveState>,
 }
 
 impl Machine {
@@ -228,6 +230,12 @@ impl Machine {
                 .add_header_build_id(b.filename.as_bytes(), build_id::BuildId::new(&b.build_id));
             self.build_ids.push(b);
         }
+    }
+
+    /// The maps of process `pid` (its main thread is made if needed).
+    pub(super) fn process_maps_mut(&mut self, pid: i32) -> Option<&mut Maps> {
+        let idx = self.findnew_thread(pid, pid).maps;
+        self.maps.get_mut(idx)
     }
 
     fn new_maps(&mut self) -> usize {

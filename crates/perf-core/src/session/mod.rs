@@ -31,6 +31,7 @@
 
 pub mod columns;
 mod evlist;
+mod live;
 mod machine;
 mod machine_arch;
 mod ordered_events;
@@ -40,6 +41,7 @@ use std::sync::Arc;
 
 pub use crate::symbol::map::{Map, Maps};
 pub use evlist::{Evlist, Evsel};
+pub use live::is_side_band;
 pub use machine::{Comm, Machine, MachineRef, Thread};
 pub use machine_arch::{e_machine_of_arch, is_64_bit_arch, is_64_bit_machine};
 pub use ordered_events::DEFAULT_QUEUE_BYTES;
