@@ -17,10 +17,11 @@ copying /dev/zero to /dev/null in 4 KiB reads and writes (kernel time).
   `perf script -F ip,srcline` (perf 6.1 on Debian runs addr2line).
 * Memory: the peak RSS of each reader's own process (VmHWM, read from
   /proc/<pid>/status when the process exits, stopped there under ptrace:
-  ru_maxrss of a child counts the RSS of the parent that forked it).
+  ru_maxrss of a child counts the RSS of the parent that forked it), and
+  the peaks of the processes it started (perf's addr2line) added up.
 
-Speeds are samples per CPU second (user + sys of the reader and the children
-it waited for: perf's addr2line), medians of runs alternating between the
+Speeds are samples per CPU second (user + sys of the reader and of the
+children it waited for: perf's addr2line processes), medians of runs alternating between the
 readers; wall seconds are printed too. The recordings are kept in
 $PERF_BENCH_CACHE (default build/bench-cache), with the HOME whose build-id
 cache they filled, so a second run does not record again (--rerecord does).
@@ -35,6 +36,7 @@ import ctypes
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,9 +63,13 @@ while time.monotonic() < end:
     sorted(str(i) for i in range(2000))
 """
 
-# ptrace(2), to stop a reader as it exits and read its VmHWM.
+# ptrace(2), to stop a reader and each process it starts as it exits and
+# read its VmHWM.
 PTRACE_TRACEME, PTRACE_CONT, PTRACE_SETOPTIONS = 0, 7, 0x4200
-PTRACE_O_TRACEEXIT, PTRACE_EVENT_EXIT = 0x40, 6
+PTRACE_O_TRACEFORK, PTRACE_O_TRACEVFORK, PTRACE_O_TRACECLONE = 0x2, 0x4, 0x8
+PTRACE_O_TRACEEXEC, PTRACE_O_TRACEEXIT, PTRACE_O_EXITKILL = 0x10, 0x40, 0x100000
+PTRACE_EVENT_EXIT = 6
+WALL = 0x40000000  # __WALL: wait for threads and traced non-children too
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
 
@@ -74,29 +80,50 @@ def ptrace(request, pid, data=0):
         raise OSError(err, f"ptrace({request}, {pid}): {os.strerror(err)}")
 
 
+def status_field(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+
 def run(cmd, env, out=subprocess.DEVNULL):
     """Runs cmd to its end: (CPU s, wall s, peak RSS KiB of its own process,
-    exit status)."""
+    exit status, peak RSS KiB of each process it started: perf's addr2line)."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.DEVNULL,
                          preexec_fn=lambda: ptrace(PTRACE_TRACEME, 0))
-    _, status, _ = os.wait4(p.pid, 0)  # stopped at the exec
-    ptrace(PTRACE_SETOPTIONS, p.pid, PTRACE_O_TRACEEXIT)
+    os.wait4(p.pid, WALL)  # stopped at the exec
+    ptrace(PTRACE_SETOPTIONS, p.pid, PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE
+           | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
     ptrace(PTRACE_CONT, p.pid)
-    hwm = None
+    hwm, children, seen = None, [], {p.pid}
     while True:
-        _, status, usage = os.wait4(p.pid, 0)
-        if not os.WIFSTOPPED(status):
+        try:
+            pid, status, usage = os.wait4(-1, WALL)
+        except ChildProcessError:
             break
+        if not os.WIFSTOPPED(status):
+            if pid == p.pid:
+                main_status, main_usage = status, usage
+            continue
         sig = os.WSTOPSIG(status)
-        if status >> 16 == PTRACE_EVENT_EXIT:
-            with open(f"/proc/{p.pid}/status") as f:
-                hwm = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        if status >> 16:  # an event stop: fork, exec, exit
+            if status >> 16 == PTRACE_EVENT_EXIT and status_field(pid, "Tgid") == pid:
+                if pid == p.pid:
+                    hwm = status_field(pid, "VmHWM")
+                else:
+                    children.append(status_field(pid, "VmHWM"))
             sig = 0
-        ptrace(PTRACE_CONT, p.pid, sig)
+        elif pid not in seen and sig == signal.SIGSTOP:  # a new process or thread
+            seen.add(pid)
+            sig = 0
+        try:
+            ptrace(PTRACE_CONT, pid, sig)
+        except ProcessLookupError:
+            pass  # killed meanwhile
     wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return usage.ru_utime + usage.ru_stime, wall, hwm, p.returncode
+    p.returncode = os.waitstatus_to_exitcode(main_status)
+    cpu = main_usage.ru_utime + main_usage.ru_stime
+    return cpu, wall, hwm, p.returncode, children
 
 
 def ours_env(home):
@@ -132,6 +159,9 @@ def record(cache, name, samples, callchains, env, rerecord):
     # samples a second each; measured once, then recorded again longer.
     seconds = max(3, samples // (2 * FREQ))
     while True:
+        for stale in (path, path + ".old"):
+            if os.path.exists(stale):
+                os.remove(stale)
         with open(py, "w") as f:
             f.write(PYTHON_LOOP.format(seconds=seconds))
         loop = (f"end=$(($(date +%s)+{seconds})); "
@@ -160,16 +190,18 @@ def sorted_lines(path):
 
 
 def table(title, rows, samples):
-    """rows: name -> list of (cpu, wall, rss); prints medians, returns name ->
-    (cpu, wall, rss) medians."""
+    """rows: name -> list of (cpu, wall, peak RSS, its children's peak RSS
+    added up); prints medians (the highest peaks), returns them by name."""
     print(title)
-    print(f"  {'reader':44} {'CPU s':>8} {'wall s':>8} {'k samples/s':>12} {'peak RSS':>10}")
+    print(f"  {'reader':44} {'CPU s':>8} {'wall s':>8} {'k samples/s':>12} {'peak RSS':>10}"
+          f"  {'+ children':>10}")
     med = {}
     for name, runs in rows.items():
         cpu, wall = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-        rss = max(r[2] for r in runs)
-        med[name] = (cpu, wall, rss)
-        print(f"  {name:44} {cpu:8.2f} {wall:8.2f} {samples / cpu / 1e3:12.1f} {rss / 1024:8.1f}M")
+        rss, children = max(r[2] for r in runs), max(r[3] for r in runs)
+        med[name] = (cpu, wall, rss, children)
+        print(f"  {name:44} {cpu:8.2f} {wall:8.2f} {samples / cpu / 1e3:12.1f} {rss / 1024:8.1f}M"
+              + (f"  {children / 1024:8.1f}M" if children else ""))
     return med
 
 
@@ -185,10 +217,10 @@ def collapse(path, samples, runs, env, tmp):
     for _ in range(runs):
         for name, cmd in readers.items():
             with open(outs[name], "w") as o:
-                cpu, wall, rss, rc = run(cmd, env, o)
+                cpu, wall, rss, rc, children = run(cmd, env, o)
             if rc != 0:
                 raise RuntimeError(f"{name}: exit status {rc}")
-            rows[name].append((cpu, wall, rss))
+            rows[name].append((cpu, wall, rss, sum(children)))
     theirs, ours = (sorted_lines(outs[name]) for name in readers)
     if theirs != ours:
         only_p, only_o = set(theirs) - set(ours), set(ours) - set(theirs)
@@ -210,8 +242,8 @@ def collapse(path, samples, runs, env, tmp):
     elif sorted_lines(cols_out) != ours:
         raise RuntimeError("the columnar collapser's stacks differ from stackcollapse.py's")
     else:
-        rows["ours, columnar (session.read_columns)"] = [first] + [
-            run(cols_cmd, env)[:3] for _ in range(runs - 1)]
+        rows["ours, columnar (session.read_columns)"] = [
+            (r[0], r[1], r[2], sum(r[4])) for r in [first] + [run(cols_cmd, env) for _ in range(runs - 1)]]
 
     med = table(f"stack collapsing, {samples} samples with call chains, {runs} runs, medians:",
                 rows, samples)
@@ -234,15 +266,17 @@ def srclines(path, samples, runs, env, tmp):
     perf_out, ours_out = os.path.join(tmp, "srcline.out"), os.path.join(tmp, "srccode.out")
     # perf's run is long (addr2line): once; ours, runs times around it.
     with open(ours_out, "w") as o:
-        rows["ours, srccode() of every sample"].append(run([PY, WORKLOAD, path, "srccode"], env, o)[:3])
+        cpu, wall, rss, _, children = run([PY, WORKLOAD, path, "srccode"], env, o)
+        rows["ours, srccode() of every sample"].append((cpu, wall, rss, sum(children)))
     with open(perf_out, "w") as o:
-        cpu, wall, rss, rc = run([PERF, "script", "-F", "ip,srcline", "-i", path], env, o)
+        cpu, wall, rss, rc, children = run([PERF, "script", "-F", "ip,srcline", "-i", path], env, o)
     if rc != 0:
         raise RuntimeError(f"perf script -F ip,srcline: exit status {rc}")
-    rows["perf script -F ip,srcline"].append((cpu, wall, rss))
+    rows["perf script -F ip,srcline"].append((cpu, wall, rss, sum(children)))
+    print(f"perf script -F ip,srcline ran {len(children)} addr2line processes")
     for _ in range(runs - 1):
-        rows["ours, srccode() of every sample"].append(
-            run([PY, WORKLOAD, path, "srccode"], env)[:3])
+        cpu, wall, rss, _, children = run([PY, WORKLOAD, path, "srccode"], env)
+        rows["ours, srccode() of every sample"].append((cpu, wall, rss, sum(children)))
     with open(ours_out) as f:
         ours = json.loads(f.read().strip().splitlines()[-1])
     with open(perf_out, errors="replace") as f:
@@ -298,7 +332,10 @@ def main():
              "ours, stackcollapse.py over perf.session"),
             ("source lines", med_s, "perf script -F ip,srcline", "ours, srccode() of every sample")):
         print(f"  {what}: {med[o][2] / 1024:.1f} MiB / {med[p][2] / 1024:.1f} MiB = "
-              f"{med[o][2] / med[p][2]:.2f}")
+              f"{med[o][2] / med[p][2]:.2f}" + (
+                  f"; against perf's with its addr2line processes' added "
+                  f"({(med[p][2] + med[p][3]) / 1024:.1f} MiB): "
+                  f"{med[o][2] / (med[p][2] + med[p][3]):.2f}" if med[p][3] else ""))
 
 
 if __name__ == "__main__":
