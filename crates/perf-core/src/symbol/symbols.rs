@@ -242,6 +242,11 @@ fn roundup_page(x: u64) -> u64 {
     x.wrapping_add(4095) & !4095
 }
 
+/// Tables this large remember their walks' answers ([`FindMemo`]); a
+/// smaller one (at most 12 levels, 256 KiB of symbols and tree nodes) stays
+/// in the CPU's caches and walks.
+const MEMO_FROM: usize = 4096;
+
 /// A DSO's symbols: perf's `dso->symbols` rbtree.
 #[derive(Debug, Clone)]
 pub struct Symbols {
@@ -322,6 +327,9 @@ impl Symbols {
 
     /// [`Symbols::find`] as an index for [`Symbols::at`].
     pub fn find_index(&self, ip: u64) -> Option<u32> {
+        if self.len < MEMO_FROM {
+            return self.walk(ip);
+        }
         self.memo.get_or(ip, || self.walk(ip))
     }
 
@@ -491,10 +499,10 @@ mod tests {
     #[test]
     fn remembered_answers_are_the_walks_and_forgotten_on_change() {
         let mut t = Symbols::new();
-        for i in 0..2000u64 {
+        for i in 0..MEMO_FROM as u64 {
             t.insert(sym(0x1000 + i * 0x20, 0x10, STB_GLOBAL, &format!("f{i}")));
         }
-        let addrs: Vec<u64> = (0..9000u64).map(|i| 0x1000 + i * 7).collect();
+        let addrs: Vec<u64> = (0..20000u64).map(|i| 0x1000 + i * 7).collect();
         let walked: Vec<Option<u32>> = addrs.iter().map(|&a| t.walk(a)).collect();
         for _ in 0..2 {
             let found: Vec<Option<u32>> = addrs.iter().map(|&a| t.find_index(a)).collect();
@@ -505,13 +513,13 @@ mod tests {
         assert_eq!(t.find(0x1015), None);
         t.insert(sym(0x1012, 0x4, STB_GLOBAL, "gap"));
         assert_eq!(t.find(0x1015).map(|s| s.name()), Some("gap"));
-        t.insert(sym(0x50000, 0, STB_GLOBAL, "zero"));
-        assert_eq!(t.find(0x50004), None);
+        t.insert(sym(0x90000, 0, STB_GLOBAL, "zero"));
+        assert_eq!(t.find(0x90004), None);
         t.fixup_end(false);
-        assert_eq!(t.find(0x50004).map(|s| s.name()), Some("zero"));
-        t.insert(sym(0x50000, 8, STB_GLOBAL, "sized"));
-        assert_eq!(t.find(0x50004).map(|s| s.name()), Some("zero"));
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("zero"));
+        t.insert(sym(0x90000, 8, STB_GLOBAL, "sized"));
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("zero"));
         t.fixup_duplicate();
-        assert_eq!(t.find(0x50004).map(|s| s.name()), Some("sized"));
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("sized"));
     }
 }
