@@ -100,6 +100,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
 	/usr/bin/python3 benchmarks/perf_data_read.py
 	/usr/bin/python3 benchmarks/symbols.py
+	/usr/bin/python3 benchmarks/perf_data_symbols.py
 
 # Robustness fuzzing (docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the

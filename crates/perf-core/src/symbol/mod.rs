@@ -41,6 +41,7 @@ mod dso_load;
 pub mod dsos;
 mod elf;
 mod elf_syms;
+mod find_memo;
 mod insn;
 mod jit_map;
 mod kallsyms;

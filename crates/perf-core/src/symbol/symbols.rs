@@ -8,6 +8,7 @@
 use std::sync::OnceLock;
 
 use super::demangle::demangle_sym;
+use super::find_memo::FindMemo;
 use super::rbtree::{RbTree, NIL};
 
 /// `STB_LOCAL`.
@@ -241,12 +242,18 @@ fn roundup_page(x: u64) -> u64 {
     x.wrapping_add(4095) & !4095
 }
 
+/// Tables this large remember their walks' answers ([`FindMemo`]); a
+/// smaller one (at most 12 levels, 256 KiB of symbols and tree nodes) stays
+/// in the CPU's caches and walks.
+const MEMO_FROM: usize = 4096;
+
 /// A DSO's symbols: perf's `dso->symbols` rbtree.
 #[derive(Debug, Clone)]
 pub struct Symbols {
     syms: Vec<Symbol>,
     tree: RbTree,
     len: usize,
+    memo: FindMemo,
 }
 
 impl Default for Symbols {
@@ -262,6 +269,7 @@ impl Symbols {
             syms: Vec::new(),
             tree: RbTree::new(),
             len: 0,
+            memo: FindMemo::default(),
         }
     }
 
@@ -278,6 +286,7 @@ impl Symbols {
     /// `symbols__insert`.
     pub fn insert(&mut self, sym: Symbol) {
         let start = sym.start;
+        self.memo.clear();
         self.syms.push(sym);
         let syms = &self.syms;
         self.tree
@@ -290,6 +299,7 @@ impl Symbols {
     }
 
     fn erase(&mut self, n: u32) {
+        self.memo.clear();
         self.tree.erase(n);
         self.len -= 1;
     }
@@ -317,6 +327,14 @@ impl Symbols {
 
     /// [`Symbols::find`] as an index for [`Symbols::at`].
     pub fn find_index(&self, ip: u64) -> Option<u32> {
+        if self.len < MEMO_FROM {
+            return self.walk(ip);
+        }
+        self.memo.get_or(ip, || self.walk(ip))
+    }
+
+    /// perf's `symbols__find`: the tree walk.
+    fn walk(&self, ip: u64) -> Option<u32> {
         let mut n = self.tree.root();
         while n != NIL {
             let s = self.get(n)?;
@@ -341,6 +359,7 @@ impl Symbols {
     /// ends at the next page instead); a zero-sized last symbol gets the
     /// rest of its page and one more.
     pub fn fixup_end(&mut self, is_kallsyms: bool) {
+        self.memo.clear();
         let order: Vec<u32> = self.tree.in_order().collect();
         fixup_end(&mut self.syms, &order, is_kallsyms);
     }
@@ -364,7 +383,12 @@ impl Symbols {
             tree.insert(|e| syms.get(e as usize).is_some_and(|x| start < x.start));
         }
         let len = syms.len();
-        Symbols { syms, tree, len }
+        Symbols {
+            syms,
+            tree,
+            len,
+            memo: FindMemo::default(),
+        }
     }
 
     /// Moves every symbol out, in address order.
@@ -470,5 +494,32 @@ mod tests {
         // Past "inner" the walk goes right, away from "outer": perf finds
         // no symbol there although "outer" covers it.
         assert_eq!(t.find(0x170), None);
+    }
+
+    #[test]
+    fn remembered_answers_are_the_walks_and_forgotten_on_change() {
+        let mut t = Symbols::new();
+        for i in 0..MEMO_FROM as u64 {
+            t.insert(sym(0x1000 + i * 0x20, 0x10, STB_GLOBAL, &format!("f{i}")));
+        }
+        let addrs: Vec<u64> = (0..20000u64).map(|i| 0x1000 + i * 7).collect();
+        let walked: Vec<Option<u32>> = addrs.iter().map(|&a| t.walk(a)).collect();
+        for _ in 0..2 {
+            let found: Vec<Option<u32>> = addrs.iter().map(|&a| t.find_index(a)).collect();
+            assert_eq!(found, walked);
+        }
+        // Each change forgets: an address in a gap, then in a new symbol;
+        // a symbol stretched by fixup_end; one erased by fixup_duplicate.
+        assert_eq!(t.find(0x1015), None);
+        t.insert(sym(0x1012, 0x4, STB_GLOBAL, "gap"));
+        assert_eq!(t.find(0x1015).map(|s| s.name()), Some("gap"));
+        t.insert(sym(0x90000, 0, STB_GLOBAL, "zero"));
+        assert_eq!(t.find(0x90004), None);
+        t.fixup_end(false);
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("zero"));
+        t.insert(sym(0x90000, 8, STB_GLOBAL, "sized"));
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("zero"));
+        t.fixup_duplicate();
+        assert_eq!(t.find(0x90004).map(|s| s.name()), Some("sized"));
     }
 }
