@@ -32,7 +32,7 @@ test-rust:
 # adversarial, perf.data files generated and mutated; `make fuzz` runs it
 # for longer), so CI catches what it finds.
 test-sweep:
-	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
+	cd $(FUZZ_DIR) && cargo build --release --quiet --no-default-features --bin sweep && \
 		./target/release/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
 
 # -rs: why each skipped test could not run here; --durations: where CI's time goes.
@@ -40,7 +40,7 @@ test-python: build
 	@rm -rf build/test-root
 	@scripts/install.sh build/test-root "$(KERNEL_RELEASE)"
 	PERF_TEST_ROOT=$(CURDIR)/build/test-root PERF_TEST_RELEASE="$(KERNEL_RELEASE)" \
-		$(PYTHON) -m pytest -q -rs --durations=15 tests --ignore=tests/kernels
+		$(PYTHON) -m pytest -q -rs --durations=15 tests --ignore=tests/kernels --ignore=tests/wheel
 
 # The wheel (pyproject.toml, docs/packaging.md): built with the pinned maturin
 # and checked with auditwheel, installed in a fresh venv of each CPython >= 3.10
@@ -124,7 +124,7 @@ fuzz-python: build
 		$(PYTHON) -m pytest -q tests/robustness/test_api_fuzz.py
 
 fuzz-rust:
-	cd $(FUZZ_DIR) && cargo build --release --quiet --bin sweep && \
+	cd $(FUZZ_DIR) && cargo build --release --quiet --no-default-features --bin sweep && \
 		./target/release/sweep --systematic $(SWEEP)
 	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
 		cd $(FUZZ_DIR) && for t in parse_record parse_generated ring_read \
