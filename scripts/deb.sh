@@ -4,9 +4,10 @@
 # releases and checks them with lintian. The .debs land in build/deb/.
 #
 #   PERF_PYTHON_RELEASES  releases to build for (default: the running one)
-#   CARGO_TARGET_DIR      cargo target directory (default build/cargo-deb:
-#                         the package build has line tables, which the
-#                         other builds have not, so it never shares theirs)
+#   CARGO_TARGET_DIR      cargo target directory (default build/cargo-deb;
+#                         a fresh one starts as a copy of target/release,
+#                         the same profile, so cargo rebuilds only what the
+#                         package build's environment changes)
 #   DEB_SOURCE            head (default): the committed tree (git archive
 #                         HEAD), so that work in progress in the checkout
 #                         does not end up in, or break, the packages;
@@ -31,6 +32,14 @@ flock 9
 export PERF_PYTHON_RELEASES=${PERF_PYTHON_RELEASES:-$(uname -r)}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$top/build/cargo-deb}
 case "$CARGO_TARGET_DIR" in /*) ;; *) CARGO_TARGET_DIR=$top/$CARGO_TARGET_DIR ;; esac
+if [ ! -e "$CARGO_TARGET_DIR/release" ] && [ -d target/release ] \
+    && [ "$(realpath -m "$CARGO_TARGET_DIR")" != "$(realpath target)" ]; then
+    mkdir -p "$CARGO_TARGET_DIR"
+    rm -rf "$CARGO_TARGET_DIR/release.tmp"
+    # Under target's build lock (scripts/build.sh), so the copy is whole.
+    (flock 8; cp -a target/release "$CARGO_TARGET_DIR/release.tmp") 8> target/.perf-python-build.lock
+    mv "$CARGO_TARGET_DIR/release.tmp" "$CARGO_TARGET_DIR/release"
+fi
 
 # Build dependencies (the root of a dev machine installs what is missing).
 if ! missing=$(dpkg-checkbuilddeps debian/control.in 2>&1); then
