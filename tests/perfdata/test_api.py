@@ -10,14 +10,17 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
 import weakref
+from pathlib import Path
 
 import pytest
 
 from perfdata import oracle
+from sidebyside import harness
 
 
 # -- perf.data ------------------------------------------------------------------
@@ -68,25 +71,30 @@ def test_missing_file_is_oserror_with_errno(perf_ours, tmp_path):
         os.chdir(old)
 
 
-def test_unreadable_file_is_permission_error(ours_env, record, tmp_path):
-    """As an unprivileged user (root reads anything)."""
+def test_unreadable_file_is_permission_error(record, tmp_path):
+    """As an unprivileged user (root reads anything), importing our module
+    from the staged root's world-readable copy (harness.readable_root: the
+    clone may be private)."""
     if shutil.which("setpriv") is None:
         pytest.skip("needs setpriv")
-    private = tmp_path / "private.data"
+    if harness.oracle_self_check():
+        pytest.skip("PERF_TEST_OURS=c: the C module has no perf.data API")
+    # A directory every user may enter (pytest's tmp_path sits in a 0700
+    # one), holding a file only root may read: the file's mode refuses.
+    top = Path(tempfile.mkdtemp(prefix="perf-test-unreadable-"))
+    os.chmod(top, 0o755)
+    private = top / "private.data"
     shutil.copy(record("sw"), private)
     os.chmod(private, 0o600)
-    os.chmod(tmp_path, 0o755)
-    code = textwrap.dedent(f"""\
-        import perf
-        try:
-            perf.data({str(private)!r})
-        except PermissionError as e:
-            print("PermissionError", e.errno, e.filename)
-        """)
-    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                        sys.executable, "-c", code], env=ours_env, capture_output=True, text=True,
-                       timeout=60)
-    assert p.stdout.split() == ["PermissionError", "13", str(private)], p.stderr
+    got = harness.run_python("ours", f"""
+try:
+    perf.data({str(private)!r})
+    result("opened")
+except PermissionError as e:
+    result(["PermissionError", e.errno, e.filename])
+""", user=65534, python=harness.SYSTEM_PYTHON).check()
+    shutil.rmtree(top)
+    assert got == ["PermissionError", 13, str(private)]
 
 
 def corrupt(src, dst, edit):
