@@ -36,17 +36,26 @@ def chain(e):
     c = get(e, "callchain")
     return c if c in ("absent", None) else [[n.ip, n.symbol, n.dso] for n in c]
 
-kinds, samples = {}, []
+kinds, samples, kept = {}, [], []
 
-def drain(el, cpus):
+
+def describe(e):
+    d = {n: get(e, n) for n in GETTERS}
+    d.update(ip=e.sample_ip, pid=e.sample_pid, chain=chain(e))
+    return d
+
+
+def drain(el, cpus, now):
+    """Reads every ring; resolves each sample as it is read if `now`, else
+    keeps it to resolve once every ring is read (the rings are read one
+    after the other, so a sample may come before the mmap record another
+    CPU's ring holds: docs/symbols.md, "Live samples")."""
     for cpu in cpus:
         while (e := el.read_on_cpu(cpu)) is not None:
             kind = type(e).__name__
             kinds[kind] = kinds.get(kind, 0) + 1
-            if kind == "sample_event" and len(samples) < 2000:
-                d = {n: get(e, n) for n in GETTERS}
-                d.update(ip=e.sample_ip, pid=e.sample_pid, chain=chain(e))
-                samples.append(d)
+            if kind == "sample_event" and len(samples) + len(kept) < 2000:
+                samples.append(describe(e)) if now else kept.append(e)
 
 sample_type = (perf.SAMPLE_IP | perf.SAMPLE_TID | perf.SAMPLE_TIME | perf.SAMPLE_CPU
                | perf.SAMPLE_CALLCHAIN | perf.SAMPLE_PERIOD)
@@ -84,14 +93,15 @@ if how == "running":
     deadline = time.monotonic() + 60
     while len(samples) < 300 and time.monotonic() < deadline:
         el.poll(100)
-        drain(el, cpus)   # resolved now, while the process runs
+        drain(el, cpus, now=True)   # resolved now, while the process runs
     p.kill()
     p.wait()
 else:
     os.write(w, b"x")
     os.close(w)
     os.waitpid(pid, 0)   # gone: only the records can name its maps
-    drain(el, cpus)
+    drain(el, cpus, now=False)
+    samples = [describe(e) for e in kept]
 result({"kinds": kinds, "samples": samples, "pid": pid})
 ''' % (GETTERS,)
 
