@@ -20,7 +20,7 @@ from sidebyside import harness
 from .synth import Synth, branch_flags
 
 PERF = "/usr/bin/perf"
-SOURCE = Path(__file__).resolve().parent / "data" / "branches.c"
+SOURCE = Path(__file__).resolve().parents[2] / "crates/perf-core/tests/data/symbols/branches.c"
 BASE = 0x555555554000
 PID = 4242
 FUNCTIONS = ("branch_alpha", "branch_beta", "branch_gamma", "main")
