@@ -66,6 +66,12 @@ impl SymbolRef {
     pub fn name(&self) -> &str {
         self.symbol().name()
     }
+
+    /// The table the symbol is in, and its index there: the same pair is
+    /// the same symbol while the table lives.
+    pub fn key(&self) -> (&Arc<DsoSymbols>, u32) {
+        (&self.table, self.index)
+    }
 }
 
 /// `struct addr_location`: where an address is.

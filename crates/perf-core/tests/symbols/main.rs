@@ -5,6 +5,8 @@
 //! call chain and compares every frame with what `perf script` prints for
 //! the same file. Differences allowed are in docs/symbols.md.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod perf;
 mod script;
 
@@ -78,12 +80,14 @@ fn assert_same(what: &str, ours: &str, theirs: &str, demangled: &script::Demangl
 
 macro_rules! skip_unless_perf {
     () => {
-        if let Some(why) = perf::unavailable() {
+        if let Some(why) = crate::perf::unavailable() {
             eprintln!("skipped: {why}");
             return;
         }
     };
 }
+
+mod brstack;
 
 #[test]
 fn c_o0() {
