@@ -22,6 +22,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -306,16 +307,23 @@ def run_python(which, code, *, timeout=60, python=None, user=None,
     source = (PRELUDE + "\n" + code) if prelude else code
     with tempfile.TemporaryFile() as out:
         full_env["PERF_TEST_RESULT_FD"] = str(out.fileno())
-        try:
-            p = subprocess.run(cmd, input=source, env=full_env, capture_output=True, text=True,
-                               timeout=timeout, pass_fds=(out.fileno(),), cwd=cwd)
-        except subprocess.TimeoutExpired as e:
-            pytest.fail(f"{which}: timed out after {timeout}s\n--- stderr:\n{e.stderr}\n"
-                        f"--- stdout:\n{e.stdout}")
+        # In a session of its own, so that on a timeout the whole group dies
+        # (children a workload forked hold its stdout) and what it printed
+        # until then is reported.
+        with subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=full_env,
+                              pass_fds=(out.fileno(),), cwd=cwd, start_new_session=True) as p:
+            try:
+                stdout, stderr = p.communicate(source, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                stdout, stderr = p.communicate()
+                pytest.fail(f"{which}: timed out after {timeout}s\n--- stderr:\n{stderr}\n"
+                            f"--- stdout:\n{stdout}")
         out.seek(0)
         data = out.read()
     result = json.loads(data) if data else None
-    return Run(which, p.returncode, p.stdout, p.stderr, result)
+    return Run(which, p.returncode, stdout, stderr, result)
 
 
 def staged():

@@ -14,8 +14,18 @@ from sidebyside.records import U64_UNSET, check_repr, compare, normalise, shape,
 THROTTLE_RATE = 10000
 
 
+def sampled(module, variant):
+    """The sampling workload's result, once its child has exited and every
+    record it caused was read (the workload kills a child still running when
+    its own 60 s loop ends, and says so)."""
+    got = workload(module, "sampling", variant).check()
+    assert got["finished"], (f"{module.name}: the child was still running after the workload's "
+                             f"60 s loop ({got['bursts']} bursts read, counts {got['counts']})")
+    return got
+
+
 def test_cpu_clock_samples(module):
-    got = workload(module, "sampling", "cpu-clock").check()
+    got = sampled(module, "cpu-clock")
     child = got["child"]
     # 0.3 s of the child's CPU time at one sample per 100 us: ~3000; more
     # than 1000 even if the kernel throttled it to 20 a 4 ms tick.
@@ -39,14 +49,14 @@ def test_records_crossing_the_end_of_the_ring(module):
     """The one-page ring of the lost workload wraps thousands of times: every
     sample read must still be whole (pid, tid, cpu, period, ip, time order).
     Each of its 30 bursts leaves at least a ring's worth (85) to read."""
-    got = workload(module, "sampling", "lost").check()
+    got = sampled(module, "lost")
     assert got["bursts"] == 30, got["bursts"]
     assert got["counts"].get("sample_event", 0) > 1000, got["counts"]
     assert got["bad"] == [] and got["backwards"] == 0
 
 
 def test_lost_records(module):
-    got = workload(module, "sampling", "lost").check()
+    got = sampled(module, "lost")
     child = got["child"]
     lost = [e for e in got["others"] if e["class"] == "lost_event"]
     assert got["counts"].get("lost_event", 0) >= 1, got["counts"]
@@ -67,16 +77,16 @@ def test_lost_records(module):
 
 
 def test_same_samples_as_the_c_module(ours, c_module):
-    o = workload(ours, "sampling", "cpu-clock").check()
-    c = workload(c_module, "sampling", "cpu-clock").check()
+    o = sampled(ours, "cpu-clock")
+    c = sampled(c_module, "cpu-clock")
     compare(o["samples"][:3], c["samples"][:3], {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
 
 
 def test_same_lost_records_as_the_c_module(ours, c_module):
     """The same members with the same meaning; how many samples were lost is
     the kernel's timing, so `lost` and `id` compare as numbers (normalise)."""
-    o = workload(ours, "sampling", "lost").check()
-    c = workload(c_module, "sampling", "lost").check()
+    o = sampled(ours, "lost")
+    c = sampled(c_module, "lost")
     first = lambda run: [e for e in run["others"] if e["class"] == "lost_event"][:1]  # noqa: E731
     compare(first(o), first(c), {o["child"]: "CHILD"}, {c["child"]: "CHILD"})
 
@@ -117,7 +127,7 @@ def test_throttle_records(module, throttling):
     not inherited) and a time no later than the trailer's. A full ring drops
     records like any other (a slow reader on a busy machine saw UNTHROTTLE
     first): after a lost record the next one may be either."""
-    got = workload(module, "sampling", "throttle").check()
+    got = sampled(module, "throttle")
     child = got["child"]
     records = throttle_records(got)
     types = [e["type"] for e in records]
@@ -142,8 +152,8 @@ def test_same_throttle_records_as_the_c_module(ours, c_module, throttling):
     """The first THROTTLE and UNTHROTTLE: the same members, the same meaning,
     the same repr once the numbers are N (the C module's repr prints the
     record one u64 late; check_repr holds both to that)."""
-    o = workload(ours, "sampling", "throttle").check()
-    c = workload(c_module, "sampling", "throttle").check()
+    o = sampled(ours, "throttle")
+    c = sampled(c_module, "throttle")
     first = lambda run: [next(e for e in throttle_records(run) if e["type"] == t)  # noqa: E731
                          for t in (5, 6)]
     compare(first(o), first(c), {o["child"]: "CHILD"}, {c["child"]: "CHILD"})

@@ -31,7 +31,9 @@ def drain(evlist, cpus, keep, done, timeout=5.0, extra=()):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         evlist.poll(timeout=100)
-        while True:
+        # Records may arrive as fast as they are read (a system-wide
+        # tracepoint on a busy machine): the deadline bounds this loop too.
+        while time.monotonic() < deadline:
             got = False
             for cpu in cpus:
                 event = evlist.read_on_cpu(cpu)
