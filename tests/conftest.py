@@ -24,11 +24,21 @@ tests against the oracle (see harness.oracle_self_check).
 """
 
 import os
+import signal
 import sys
 
 import pytest
 
 from sidebyside import harness
+
+
+def pytest_configure(config):
+    """SIGINT back to Python's handler. A shell starts a background job (`make
+    test &` in a script) with SIGINT ignored, and every process it starts
+    inherits that through exec: Python then installs no KeyboardInterrupt
+    handler, and the tests that send SIGINT to a child would see it ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):
