@@ -240,10 +240,13 @@ def test_find_thread(perf_ours, record):
     """find_thread(pid, tid=-1): tid -1 means pid's main thread; unknown
     threads are None (upstream 7.3-rc1 raised TypeError; the series after
     it returns None); threads are copies of what the session knew then."""
-    comms, sess = {}, None
+    comms, found, sess = {}, [], None
 
     def sample(s):
         t = sess.find_thread(s.sample_pid, s.sample_tid)
+        # An unchanged thread is found as the same object.
+        assert sess.find_thread(s.sample_pid, s.sample_tid) is t
+        found.append((t, t.comm()))
         comms.setdefault(s.sample_tid, []).append(t.comm())
         assert (t.pid, t.tid, t.cpu) == (s.sample_pid, s.sample_tid, -1)
         main = sess.find_thread(s.sample_pid)
@@ -254,6 +257,9 @@ def test_find_thread(perf_ours, record):
     # The comm changed in the middle of the run (prctl), and perf's view of
     # each sample agrees (tests/perfdata/test_samples.py[comm]).
     assert comms[main_tid][0] == "workload" and comms[main_tid][-1] == "second-name"
+    # Copies: a thread found before its comm changed keeps the old one.
+    assert all(t.comm() == c for t, c in found)
+    assert any(c == "workload" for t, c in found if t.tid == main_tid)
     worker = [tid for tid, c in comms.items() if "worker-thread" in c]
     assert worker, comms.keys()
     t = sess.find_thread(main_tid, worker[0])

@@ -88,6 +88,37 @@ def test_callchains_equal_perf_script(recs, ours_env, name):
     assert any("work::" in s for b in theirs for s, _ in b) or name != "cxx_g"
 
 
+SHARED = r'''
+import sys, perf
+kept = []
+def sample(s):
+    c = s.callchain
+    frames = [(n.ip, n.symbol, n.dso) for n in c]
+    assert frames == [(c[i].ip, c[i].symbol, c[i].dso) for i in range(len(c))]
+    assert frames == [(n.ip, n.symbol, n.dso) for n in c], "iterated twice"
+    assert s.callchain is c
+    kept.append((s, frames))
+perf.session(perf.data(sys.argv[1]), sample=sample).process_events()
+# Kept past process_events(), samples answer as they did.
+assert all([(n.ip, n.symbol, n.dso) for n in s.callchain] == f for s, f in kept)
+nodes = {id(n) for s, _ in kept for n in s.callchain}
+print(len(kept), sum(len(f) for _, f in kept), len({tuple(f) for _, f in kept}), len(nodes))
+'''
+
+
+def test_callchains_are_shared_and_answer_alike(recs, ours_env):
+    """Samples of one stack in one address space share their
+    `perf.callchain` (a memo of resolved chains, docs/symbols.md): the same
+    answers, read by index, by iteration, twice, or after process_events()."""
+    p = subprocess.run([sys.executable, "-c", SHARED, str(recs.files["c_g"])], env=ours_env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    samples, frames, stacks, nodes = map(int, p.stdout.split())
+    assert samples > 50 and stacks < samples
+    # Fewer node objects than frames: stacks seen twice made no new ones.
+    assert nodes < frames
+
+
 def test_sample_getters_equal_perf_script(recs, ours_env):
     path = recs.files["c_flat"]
     mine = ours(ours_env, path)

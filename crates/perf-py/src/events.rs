@@ -657,6 +657,9 @@ pub fn file_sample(
         e.raw_order = (!ev.raw_endian.is_native()).then_some(ev.raw_endian);
         e.set_evsel(py, evsel);
         e.set_origin(source, ev.bytes);
+        if let Some(o) = &mut e.origin {
+            o.keep_chain(s.pid, s.tid, &s.callchain);
+        }
     })
 }
 

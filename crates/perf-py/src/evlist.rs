@@ -20,7 +20,7 @@ use crate::events::{self, Decoded};
 use crate::evsel::{map_arg, PyEvsel};
 use crate::recycler::Recycler;
 use crate::sequence::{sequence_index, SeqIndex};
-use crate::symbols::SampleSource;
+use crate::symbols::{ChainMemo, SampleSource};
 use crate::thread_map::PyThreadMap;
 
 /// perf event selector list object.
@@ -90,12 +90,14 @@ fn live_sources(core: &Evlist) -> Vec<Arc<SampleSource>> {
     let Some(machine) = core.machine() else {
         return Vec::new();
     };
+    let memo = ChainMemo::default();
     (0..core.len())
         .map_while(|i| core.parse_info(i))
         .map(|info| {
             Arc::new(SampleSource {
                 machine: machine.clone(),
                 info: *info,
+                memo: Arc::clone(&memo),
             })
         })
         .collect()

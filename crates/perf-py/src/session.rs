@@ -39,8 +39,8 @@ use crate::events;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
 use crate::session_columns::{self, ColumnsState};
-use crate::symbols::SampleSource;
-use crate::thread::PyThread;
+use crate::symbols::{ChainMemo, SampleSource};
+use crate::thread::{PyThread, ThreadCache};
 
 /// perf session object.
 #[pyclass(module = "perf", name = "session", frozen, subclass, weakref)]
@@ -48,6 +48,8 @@ pub struct PySession {
     data: Py<PyData>,
     callbacks: Mutex<Callbacks>,
     machine: MachineRef,
+    memo: ChainMemo,
+    threads: Mutex<ThreadCache>,
     e_machine: u16,
     is_64_bit: bool,
     run: Mutex<Run>,
@@ -151,6 +153,8 @@ impl PySession {
         session.set_symbols(SymbolConf::from_keywords(vmlinux, kallsyms, symfs));
         Ok(PySession {
             machine: session.machine().clone(),
+            memo: ChainMemo::default(),
+            threads: Mutex::default(),
             e_machine: session.e_machine(),
             is_64_bit: session.is_64_bit(),
             run: Mutex::new(Run {
@@ -186,6 +190,7 @@ impl PySession {
             cache,
             evsels,
             machine: &self.machine,
+            memo: &self.memo,
         };
         match session.process_events(&mut handler) {
             Ok(()) => Ok(()),
@@ -221,12 +226,24 @@ impl PySession {
     /// Returns the thread associated with a pid (and tid): a `perf.thread`
     /// as the records read so far describe it, or None.
     #[pyo3(signature = (pid, tid=-1, /))]
-    fn find_thread(&self, pid: i32, tid: i32) -> Option<PyThread> {
+    fn find_thread(&self, py: Python<'_>, pid: i32, tid: i32) -> PyResult<Option<Py<PyThread>>> {
         let (pid, tid) = if tid == -1 { (-1, pid) } else { (pid, tid) };
-        self.machine
-            .lock()
-            .find_thread(pid, tid)
-            .map(PyThread::snapshot)
+        let (seen, key) = {
+            let machine = self.machine.lock();
+            let Some(t) = machine.find_thread(pid, tid) else {
+                return Ok(None);
+            };
+            let threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+            (threads.find(py, t), PyThread::key(t))
+        };
+        if let Some(t) = seen {
+            return Ok(Some(t));
+        }
+        // Made with no lock held (see symbols.rs).
+        let t = Py::new(py, PyThread::new(py, &key))?;
+        let mut threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+        threads.insert(key, t.clone_ref(py));
+        Ok(Some(t))
     }
 
     /// The ELF machine (`EM_*`) the file was recorded on.
@@ -272,6 +289,7 @@ struct PyHandler<'a, 'py> {
     cache: &'a mut Recycler,
     evsels: &'a mut Vec<Option<EvselSlot>>,
     machine: &'a MachineRef,
+    memo: &'a ChainMemo,
 }
 
 /// The Python evsel and sample source of a file evsel, made at its first
@@ -280,6 +298,7 @@ fn slot<'s>(
     py: Python<'_>,
     evsels: &'s mut Vec<Option<EvselSlot>>,
     machine: &MachineRef,
+    memo: &ChainMemo,
     evsel: &session::Evsel,
 ) -> PyResult<&'s EvselSlot> {
     let idx = evsel.idx;
@@ -297,6 +316,7 @@ fn slot<'s>(
             source: Arc::new(SampleSource {
                 machine: machine.clone(),
                 info: evsel.info,
+                memo: Arc::clone(memo),
             }),
         });
     }
@@ -312,7 +332,7 @@ impl Handler for PyHandler<'_, '_> {
         let (Some(cb), Some(evsel)) = (&self.callbacks.sample, ev.evsel) else {
             return Ok(());
         };
-        let slot = slot(self.py, self.evsels, self.machine, evsel)?;
+        let slot = slot(self.py, self.evsels, self.machine, self.memo, evsel)?;
         let event = events::file_sample(self.py, ev, Some(&slot.obj), &slot.source, self.cache)?;
         cb.bind(self.py).call1((event,))?;
         Ok(())

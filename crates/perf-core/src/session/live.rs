@@ -84,7 +84,7 @@ impl Machine {
 
     /// Before resolving addresses of a sample of `pid`: a live machine
     /// reads the maps of a process it has not read yet from `/proc`.
-    fn prepare(&mut self, pid: i32) {
+    pub(super) fn prepare(&mut self, pid: i32) {
         let Some(live) = self.live.as_mut() else {
             return;
         };

@@ -169,3 +169,133 @@ fn threads_of_a_process_share_maps_and_new_processes_copy_them() {
         "a fresh thread with the parent's comm"
     );
 }
+
+#[test]
+fn the_callchain_memo_answers_as_resolving_again() {
+    use super::super::{CallchainMemo, Lookup};
+    use crate::symbol::callchain::{PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER};
+    // A pid no process here has: its JIT map is this test's.
+    let pid = 4_000_000 + std::process::id() % 100_000;
+    let jit = format!("/tmp/perf-{pid}.map");
+    std::fs::write(&jit, "1000 100 jitted_a\n").unwrap();
+    let conf = crate::symbol::conf::SymbolConf {
+        kallsyms: Some("/nonexistent/kallsyms".into()),
+        ..Default::default()
+    };
+    let mr = MachineRef::new(Machine::new(Dsos::new(conf)));
+    let mut memo = CallchainMemo::<u32>::default();
+    let names = |nodes: &[CallchainNode]| -> Vec<(String, String)> {
+        let n = |x: &CallchainNode| (x.symbol_name().to_owned(), x.dso_name(true).to_owned());
+        nodes.iter().map(n).collect()
+    };
+    // Looks up (pid, tid, chain): the answer, Some(value) on a hit; a
+    // miss is kept as `value` and checked against resolving again.
+    let look = |memo: &mut CallchainMemo<u32>, tid: u32, chain: &[u64], value: u32| {
+        let (p, t) = (pid as i32, tid as i32);
+        let got = match mr.resolve_callchain_memo(memo, p, t, chain) {
+            Lookup::Hit(v) => Ok(*v),
+            Lookup::Miss(r) => Err(r),
+        };
+        let again = names(&mr.lock().resolve_callchain(p, t, chain));
+        match got {
+            Ok(v) => (again, Some(v)),
+            Err(r) => {
+                assert_eq!(names(&r.nodes), again);
+                memo.insert(r, value);
+                (again, None)
+            }
+        }
+    };
+    let chain = [PERF_CONTEXT_USER, 0x1010, 0x1020];
+    let jitted = ("jitted_a".to_owned(), jit.clone());
+    comm(&mut mr.lock(), pid, pid, "jit", 1, false);
+    mmap2(&mut mr.lock(), pid, pid, 0x1000, 0x1000, "//anon", 2);
+    // The first resolution loads the JIT map: not kept (a load may change
+    // the next answer), the second is, the third finds it.
+    let (first, hit) = look(&mut memo, pid, &chain, 1);
+    assert_eq!((first, hit), (vec![jitted.clone(), jitted.clone()], None));
+    assert!(memo.is_empty());
+    assert_eq!(look(&mut memo, pid, &chain, 2).1, None);
+    assert_eq!(look(&mut memo, pid, &chain, 3).1, Some(2));
+    // Another thread of the process sees the same maps.
+    comm(&mut mr.lock(), pid, pid + 1, "worker", 2, false);
+    assert_eq!(look(&mut memo, pid + 1, &chain, 4).1, Some(2));
+    // An mmap over the same address: a new answer, never the kept one.
+    mmap2(
+        &mut mr.lock(),
+        pid,
+        pid + 1,
+        0x1000,
+        0x1000,
+        "/nonexistent/b.so",
+        2,
+    );
+    let (after, hit) = look(&mut memo, pid, &chain, 5);
+    assert_eq!(hit, None);
+    let b = ("[unknown]".to_owned(), "/nonexistent/b.so".to_owned());
+    assert_eq!(after, [b.clone(), b.clone()]);
+    look(&mut memo, pid, &chain, 6);
+    assert_eq!(
+        look(&mut memo, pid + 1, &chain, 7),
+        (vec![b.clone(), b], Some(6))
+    );
+    // A fork: the child's copy of the maps answers the same (found again:
+    // a copy made map by map is a change of the child's maps); its own
+    // mmap changes its answers, not its parent's.
+    task(
+        &mut mr.lock(),
+        PERF_RECORD_FORK,
+        0,
+        [pid + 2, pid, pid + 2, pid],
+        3,
+    );
+    let (child, hit) = look(&mut memo, pid + 2, &chain, 8);
+    assert_eq!(
+        (child.len(), child[0].1.as_str(), hit),
+        (2, "/nonexistent/b.so", None)
+    );
+    assert_eq!(look(&mut memo, pid + 2, &chain, 9).1, Some(8));
+    mmap2(
+        &mut mr.lock(),
+        pid + 2,
+        pid + 2,
+        0x1000,
+        0x1000,
+        "//anon",
+        2,
+    );
+    let (child, hit) = look(&mut memo, pid + 2, &chain, 9);
+    assert_eq!(
+        (child[0].1.as_str(), hit),
+        (format!("/tmp/perf-{}.map", pid + 2).as_str(), None)
+    );
+    let (parent, _) = look(&mut memo, pid, &chain, 10);
+    assert_eq!(parent[0].1, "/nonexistent/b.so");
+    // Kernel chains: a BPF program registered, then unregistered at the
+    // same address (the DSOs' change empties the memo).
+    let kchain = [PERF_CONTEXT_KERNEL, 0xffff_a010];
+    let ksymbol = |m: &mut Machine, flags: u16| {
+        let mut body = 0xffff_a000_u64.to_ne_bytes().to_vec();
+        body.extend_from_slice(&0x80u32.to_ne_bytes());
+        body.extend_from_slice(&1u16.to_ne_bytes());
+        body.extend_from_slice(&flags.to_ne_bytes());
+        body.extend_from_slice(b"bpf_prog_0123_f\0");
+        let r = rec(PERF_RECORD_KSYMBOL, 1, &body, 9);
+        m.process(&parse(&r, &info()).unwrap(), &r);
+    };
+    ksymbol(&mut mr.lock(), 0);
+    look(&mut memo, pid, &kchain, 11);
+    let (bpf, hit) = look(&mut memo, pid, &kchain, 12);
+    assert_eq!(hit, Some(11));
+    assert_eq!(bpf[0].0, "bpf_prog_0123_f");
+    ksymbol(&mut mr.lock(), 1);
+    let (gone, hit) = look(&mut memo, pid, &kchain, 13);
+    assert_eq!((gone[0].0.as_str(), hit), ("[unknown]", None));
+    // Bounded: a full memo is emptied before it takes one more.
+    let mut memo = CallchainMemo::<u32>::default();
+    for i in 0..CallchainMemo::<u32>::CAPACITY as u64 + 1 {
+        look(&mut memo, pid, &[PERF_CONTEXT_USER, 0x10_0000 + i], 0);
+    }
+    assert_eq!(memo.len(), 1);
+    let _ = std::fs::remove_file(&jit);
+}

@@ -29,6 +29,7 @@
 //! windows, one decompressed chunk per reader, and the ordered queue (its
 //! cap, [`SessionOptions::queue_bytes`]), whatever the file's size.
 
+mod callchain_memo;
 pub mod columns;
 mod evlist;
 mod live;
@@ -40,6 +41,7 @@ mod process;
 use std::sync::Arc;
 
 pub use crate::symbol::map::{Map, Maps};
+pub use callchain_memo::{CallchainMemo, Lookup, Resolved};
 pub use evlist::{Evlist, Evsel};
 pub use live::is_side_band;
 pub use machine::{Comm, Machine, MachineRef, Thread};

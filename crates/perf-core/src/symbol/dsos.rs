@@ -36,6 +36,8 @@ pub struct Dsos {
     kernel: Arc<Dso>,
     sources: SourceCache,
     nr_loads: AtomicU64,
+    /// See [`Dsos::stamp`].
+    stamp: AtomicU64,
 }
 
 impl std::fmt::Debug for Dsos {
@@ -63,7 +65,21 @@ impl Dsos {
             kernel: kmaps::new_kernel_dso(),
             sources: SourceCache::default(),
             nr_loads: AtomicU64::new(0),
+            stamp: AtomicU64::new(super::next_stamp()),
         }
+    }
+
+    /// A new stamp at every change that can change where an address of a
+    /// user map already resolved, or a kernel address, resolves: a symbol
+    /// table loaded (or a load failed: the next lookup in that object
+    /// finds nothing, the ones after it what the load had), a kernel map
+    /// or BPF program added or removed. Equal stamps: the same answers.
+    pub fn stamp(&self) -> u64 {
+        self.stamp.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn changed(&self) {
+        self.stamp.store(super::next_stamp(), Ordering::Release);
     }
 
     /// The symbol sources.
@@ -187,6 +203,7 @@ impl Dsos {
         k.process_mmap(info, Arc::clone(&self.kernel), |short, path| {
             self.findnew_module(short, path)
         });
+        self.changed();
     }
 
     /// A KSYMBOL record: a BPF program registered at `addr` (its map and
@@ -194,6 +211,7 @@ impl Dsos {
     pub fn process_ksymbol(&self, addr: u64, len: u32, name: &str, unregister: bool) {
         let mut k = self.kmaps.write().unwrap_or_else(|e| e.into_inner());
         k.process_ksymbol(addr, len, name, unregister);
+        self.changed();
     }
 
     /// How many user-space objects had their symbols loaded so far: each
@@ -218,7 +236,9 @@ impl Dsos {
             }
         }
         let mut k = self.kmaps.write().unwrap_or_else(|e| e.into_inner());
-        k.load(&self.conf);
+        if k.load(&self.conf) {
+            self.changed();
+        }
         k.find(addr)
     }
 
@@ -235,7 +255,9 @@ impl Dsos {
         }
         if dso.is_kernel() {
             let mut k = self.kmaps.write().unwrap_or_else(|e| e.into_inner());
-            k.load(&self.conf);
+            if k.load(&self.conf) {
+                self.changed();
+            }
             drop(k);
             return dso.loaded().cloned().unwrap_or_default();
         }
@@ -246,8 +268,11 @@ impl Dsos {
             first = true;
             shared.unwrap_or_else(|| Arc::new(self.load_now(dso)))
         }));
-        if first && loaded.load_failed {
-            dso.failed_lookup_pending.store(true, Ordering::Relaxed);
+        if first {
+            if loaded.load_failed {
+                dso.failed_lookup_pending.store(true, Ordering::Relaxed);
+            }
+            self.changed();
         }
         if let Some(b) = bid.or(loaded.build_id) {
             if loaded.symtab_type.is_some() {

@@ -138,14 +138,15 @@ impl KernelMaps {
         self.insert(Arc::new(Map::new(addr, end, 0, false, Arc::new(dso))));
     }
 
-    /// Loads the kernel's symbols once (`map__load` of the kernel map).
-    pub(crate) fn load(&mut self, conf: &SymbolConf) {
+    /// Loads the kernel's symbols once (`map__load` of the kernel map):
+    /// true the first time (when anything may have changed).
+    pub(crate) fn load(&mut self, conf: &SymbolConf) -> bool {
         if self.loaded {
-            return;
+            return false;
         }
         self.loaded = true;
         let Some(kernel) = self.kernel.clone() else {
-            return;
+            return true;
         };
         let bid = kernel.recorded_build_id();
         let loaded = match self.kernel_source(conf, bid.as_ref()) {
@@ -168,6 +169,7 @@ impl KernelMaps {
         for m in &self.maps {
             let _ = m.dso().loaded.set(Arc::new(DsoSymbols::default()));
         }
+        true
     }
 
     /// `dso__load_kernel_sym`'s choice of source.

@@ -193,13 +193,23 @@ impl Map {
 #[derive(Debug, Clone, Default)]
 pub struct Maps {
     by_start: BTreeMap<u64, Arc<Map>>,
+    /// A new [`super::next_stamp`] at every change (0: never changed, no
+    /// maps); a copy keeps it, as it has the same maps.
+    stamp: u64,
 }
 
 impl Maps {
     /// No maps.
     pub const EMPTY: Maps = Maps {
         by_start: BTreeMap::new(),
+        stamp: 0,
     };
+
+    /// Equal stamps are equal maps: the same ones, or a copy unchanged
+    /// since (an address finds the same map in both).
+    pub fn stamp(&self) -> u64 {
+        self.stamp
+    }
 
     /// `maps__find`: the map holding `addr`.
     pub fn find(&self, addr: u64) -> Option<&Arc<Map>> {
@@ -229,6 +239,7 @@ impl Maps {
     /// that `map` overlaps are cut away (what is left before and after it
     /// stays, `pgoff` moved along), then `map` goes in.
     pub fn insert(&mut self, map: Arc<Map>) {
+        self.stamp = super::next_stamp();
         let (s, e) = (map.start(), map.end());
         let overlapping: Vec<u64> = self
             .by_start
@@ -255,6 +266,7 @@ impl Maps {
 
     /// Removes the map starting at `start` (a BPF program unregistered).
     pub fn remove(&mut self, start: u64) {
+        self.stamp = super::next_stamp();
         self.by_start.remove(&start);
     }
 }

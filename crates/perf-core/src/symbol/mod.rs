@@ -55,3 +55,14 @@ pub mod symbols;
 mod vdso;
 
 pub use dsos::Dsos;
+
+/// A new stamp: every value once per process, never 0 (the stamp of no
+/// maps), so two stamps are equal only for the same state of the same
+/// object (or copies of it). [`map::Maps::stamp`] and [`Dsos::stamp`] tell
+/// a memo of resolved addresses (`session::CallchainMemo`) whether what
+/// it resolved against has changed.
+pub(crate) fn next_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}

@@ -141,6 +141,8 @@ impl Dsos {
             // perf's map__find_symbol returns nothing right after a failed
             // dso__load, then uses what the load had inserted.
             if m.dso().failed_lookup_pending.swap(false, Ordering::Relaxed) {
+                // The next lookup finds what this one did not.
+                self.changed();
                 return al;
             }
             al.sym = table
