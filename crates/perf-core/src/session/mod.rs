@@ -29,6 +29,7 @@
 //! windows, one decompressed chunk per reader, and the ordered queue (its
 //! cap, [`SessionOptions::queue_bytes`]), whatever the file's size.
 
+pub mod callchains;
 pub mod columns;
 mod evlist;
 mod live;
