@@ -147,9 +147,6 @@ pub fn read_columns(
         comm: want(6),
         distinct_callchain: want(7),
     });
-    // Each batch starts with an empty memo: records another reading of
-    // the session took in (process_events()) were not forgotten from it.
-    state.chains.memo.clear();
     let mut builder = Builder::new(members as u16, cache.take_columns());
     let mut handler = ColumnsHandler {
         py,

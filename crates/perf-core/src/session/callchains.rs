@@ -74,14 +74,21 @@ impl Callchains {
 /// forgotten when a record changes what its addresses resolve to (its
 /// MMAP, MMAP2, COMM, FORK, EXIT), all of them at any record that may
 /// change the kernel's maps or the DSOs (a kernel MMAP, KSYMBOL, a build
-/// id, a record this list does not know); the reader forgets all at each
-/// batch's start too, as `process_events()` may have read on meanwhile.
+/// id, a record this list does not know), and when it holds
+/// [`ChainMemo::LIMIT`] chains (memory stays bounded whatever the file).
+/// The session's records all go through the reader that keeps the memo:
+/// `process_events()` after `read_columns()` reads to the end, and
+/// nothing reads after it.
 #[derive(Debug, Default)]
 pub struct ChainMemo {
     by_pid: HashMap<i32, HashMap<Box<[u64]>, u32, Fast>, Fast>,
+    len: usize,
 }
 
 impl ChainMemo {
+    /// The most raw chains remembered: 64 Ki, a few MiB.
+    pub const LIMIT: usize = 1 << 16;
+
     /// The chain `raw` of process `pid` resolved to, if it was met since
     /// the process's maps last changed.
     pub fn get(&self, pid: i32, raw: &[u64]) -> Option<u32> {
@@ -90,15 +97,19 @@ impl ChainMemo {
 
     /// Remembers that `raw` of process `pid` resolved to chain `index`.
     pub fn insert(&mut self, pid: i32, raw: &[u64], index: u32) {
-        self.by_pid
-            .entry(pid)
-            .or_default()
-            .insert(raw.into(), index);
+        if self.len >= Self::LIMIT {
+            self.clear();
+        }
+        let chains = self.by_pid.entry(pid).or_default();
+        if chains.insert(raw.into(), index).is_none() {
+            self.len += 1;
+        }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.by_pid.clear();
+        self.len = 0;
     }
 
     /// Forgets what `record` may have changed (see the type's
@@ -109,7 +120,7 @@ impl ChainMemo {
             Body::Task { pid, .. } => pid,
             _ => {
                 if !KEEPS.contains(&record.header.type_) {
-                    self.by_pid.clear();
+                    self.clear();
                 }
                 return;
             }
@@ -120,9 +131,11 @@ impl ChainMemo {
         );
         match i32::try_from(pid) {
             Ok(pid) if pid >= 0 && !kernel => {
-                self.by_pid.remove(&pid);
+                if let Some(chains) = self.by_pid.remove(&pid) {
+                    self.len = self.len.saturating_sub(chains.len());
+                }
             }
-            _ => self.by_pid.clear(),
+            _ => self.clear(),
         }
     }
 }
