@@ -16,7 +16,9 @@
 //!
 //! A batch is cleared and refilled, so memory is one batch's, whatever
 //! the file's size; the [`Names`] and [`Callchains`] tables grow with the
-//! distinct names and call chains only.
+//! distinct names and call chains only, and the [`ChainMemo`] (a
+//! process's raw chains already resolved, see session/callchains.rs)
+//! holds at most [`ChainMemo::LIMIT`] chains.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
