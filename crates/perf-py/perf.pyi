@@ -608,7 +608,13 @@ class sample_columns:
     @property
     def names(self) -> list[str] | None:
         """A file's batches: the session's names table of the dso, symbol,
-        callchain_dso and callchain_symbol columns (index 0: [unknown])."""
+        callchain_dso, callchain_symbol and comm columns (index 0:
+        [unknown])."""
+    @property
+    def callchains(self) -> list[tuple[array[int], array[int]]] | None:
+        """A file's batches with the callchain column: the session's
+        distinct call chains, each a (dsos, symbols) pair of names indexes,
+        leaf first (index 0: the empty chain)."""
 
 # -- evlist ------------------------------------------------------------------
 
@@ -832,7 +838,8 @@ class session:
         """The next batch of at most max_events samples (default 65536), in
         time order, as array.array columns (all of evlist.read_columns()'s,
         callchain_offsets and callchain_ips; dso, symbol, callchain_dso,
-        callchain_symbol when named); empty at the end. Calls no callback."""
+        callchain_symbol, comm, callchain when named); empty at the end.
+        Calls no callback."""
     def find_thread(self, pid: int, tid: int = -1, /) -> thread | None:
         """Returns the thread associated with a pid (and tid), or None."""
     @property

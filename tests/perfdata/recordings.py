@@ -22,6 +22,12 @@ Each recording is a name, the perf arguments and the workload
     stat_i    perf stat record -a -A -I 100 (per CPU, interval rounds)
     big       200 000 syscalls:sys_enter_getppid samples (Ctrl-C while reading)
     callchain -g: software events with call chains (kernel and user frames)
+    exec      -g: a shell that spins, forks a child that execs the workload,
+              then execs the workload itself (a thread's comm changes from
+              sh to workload between two of its samples)
+    twins     -g: two programs with the same code at the same addresses and
+              other symbol names (tests/perfdata/twins.c), at once and one
+              exec'ing the other, without address randomization
 
 `Recordings.path(name)` waits for that file (recording it if no one has
 started it) and returns its path; a recording that fails raises
@@ -29,6 +35,7 @@ started it) and returns its path; a recording that fails raises
 """
 
 import concurrent.futures
+import hashlib
 import os
 import shutil
 import subprocess
@@ -72,6 +79,17 @@ SPECS = {
                ["sleep", "0.35"], "file"),
     "callchain": (["record", "-g", "-e", "cpu-clock/period=100000/,page-faults/period=1/",
                    "--sample-cpu"], ["workload", "sw"], "file"),
+    # The shell's loop gives samples of `sh` before each exec; "$0" is the
+    # workload's path.
+    "exec": (["record", "-g", "-e", "cpu-clock/period=100000/"],
+             ["sh", "-c", 'i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done; "$0" sw & wait; '
+              'i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done; exec "$0" sw', "workload"],
+             "file"),
+    # "$0" and "$1" are the twins: one process runs alpha then execs gamma,
+    # another runs gamma meanwhile.
+    "twins": (["record", "-g", "-e", "cpu-clock/period=100000/"],
+              ["setarch", "-R", "sh", "-c", '"$0" "$1" & "$1"; wait', "twin_a", "twin_b"],
+              "file"),
     "big": (["record", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-m", "16M"],
             ["workload", "getppid", "200000"], "file"),
 }
@@ -120,6 +138,24 @@ class Recordings:
                 self._workload = exe
             return self._workload
 
+    def twin(self, name):
+        """One of tests/perfdata/twins.c's programs (`twin_a`: alpha_spin,
+        `twin_b`: gamma_spin), compiled once."""
+        exe = self.dir / name
+        with self._lock:
+            if not exe.exists():
+                spin = {"twin_a": "alpha_spin", "twin_b": "gamma_spin"}[name]
+                # The linker's build id hashes the code, not the symbol
+                # names: the twins' would be one (one DSO to perf).
+                build_id = hashlib.sha1(spin.encode()).hexdigest()
+                p = subprocess.run(["gcc", "-O1", "-no-pie", "-fno-omit-frame-pointer",
+                                    f"-DSPIN={spin}", f"-Wl,--build-id=0x{build_id}",
+                                    "-o", str(exe), str(HERE / "twins.c")],
+                                   capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise Unavailable(f"gcc: {p.stderr.strip()}")
+            return exe
+
     def start(self, *names):
         """Starts recording `names` in the background."""
         with self._lock:
@@ -156,7 +192,8 @@ class Recordings:
 
     def _record(self, name):
         args, workload, output = SPECS[name]
-        work = [str(self.workload()) if w == "workload" else w for w in workload]
+        work = [str(self.workload()) if w == "workload" else
+                str(self.twin(w)) if w.startswith("twin_") else w for w in workload]
         out = self.dir / f"{name}.data"
         if output == "pipe":
             with open(out, "wb") as f:

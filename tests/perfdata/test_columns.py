@@ -137,6 +137,88 @@ def test_call_chains_are_perf_scripts(perf_ours, record):
     assert kernel and user, "both kinds of frames were compared"
 
 
+def comm_of(session, pid, tid):
+    """A sample's thread's comm as a sample callback sees it (perf's
+    `:<tid>` for a thread the file never named)."""
+    thread = session.find_thread(pid, tid)
+    return thread.comm() if thread is not None else f":{tid}"
+
+
+@pytest.mark.parametrize("name", ["exec", "comm", "callchain"])
+def test_comm_is_the_threads_when_the_sample_is_delivered(perf_ours, record, name):
+    """The comm column against find_thread(pid, tid).comm() in the sample
+    callback (perf script's view): a shell that execs, a prctl rename, in
+    batches of any size (the comm changes within a batch)."""
+    path = str(record(name))
+    theirs = []
+    session = perf_ours.session(perf_ours.data(path), sample=lambda s: theirs.append(
+        (s.sample_pid, s.sample_tid, comm_of(session, s.sample_pid, s.sample_tid))))
+    session.process_events()
+    for size in (None, 1000, 7):
+        session = perf_ours.session(perf_ours.data(path))
+        ours = []
+        while cols := session.read_columns(("sample_pid", "sample_tid", "comm"), max_events=size):
+            assert set(cols) == {"sample_pid", "sample_tid", "comm"}
+            ours += [(p, t, cols.names[c])
+                     for p, t, c in zip(cols["sample_pid"], cols["sample_tid"], cols["comm"])]
+        assert ours == theirs, size
+    comms = {}
+    for pid, tid, comm in theirs:
+        comms.setdefault(tid, []).append(comm)
+    changed = {tid: c for tid, c in comms.items() if len(set(c)) > 1}
+    if name != "callchain":
+        assert changed, "a thread's comm changed between two of its samples"
+    if name == "exec":
+        # The shell's own thread, and its child, were sh, then the workload.
+        assert sum(c[0] == "sh" and c[-1] == "workload" for c in changed.values()) >= 1, changed
+
+
+@pytest.mark.parametrize("name", ["exec", "callchain", "twins"])
+def test_callchain_names_each_samples_distinct_chain(perf_ours, record, name):
+    """callchain (one int a sample) and cols.callchains (each distinct
+    chain's dso and symbol indexes, leaf first) against the sample
+    callback's call chain nodes (resolved frame by frame, without the
+    columns' memo), in batches of any size; each distinct chain once."""
+    path = str(record(name))
+    theirs = []
+
+    def sample(s):
+        chain = s.callchain
+        theirs.append([(n.dso, n.symbol) for n in chain] if chain is not None else [])
+    perf_ours.session(perf_ours.data(path), sample=sample).process_events()
+    assert sum(map(len, theirs)), "the samples have call chains"
+    for size in (None, 1000, 7):
+        session = perf_ours.session(perf_ours.data(path))
+        ours = []
+        wanted = ("callchain", "callchain_dso", "callchain_symbol")
+        while cols := session.read_columns(wanted, max_events=size):
+            names, chains = cols.names, cols.callchains
+            offsets = cols["callchain_offsets"]
+            for i, k in enumerate(cols["callchain"]):
+                dsos, syms = chains[k]
+                assert isinstance(dsos, array.array) and dsos.typecode == syms.typecode == "I"
+                frames = slice(offsets[i], offsets[i + 1])
+                assert list(dsos) == list(cols["callchain_dso"][frames]), (size, i)
+                assert list(syms) == list(cols["callchain_symbol"][frames]), (size, i)
+                ours.append([(names[d], names[s]) for d, s in zip(dsos, syms)])
+        assert ours == theirs, size
+        assert chains[0] == (array.array("I"), array.array("I"))
+        distinct = {(tuple(d), tuple(s)) for d, s in chains}
+        assert len(distinct) == len(chains), "each chain once"
+        assert len(chains) < len(ours), "chains are shared by samples"
+    if name == "twins":
+        # The same raw chain resolved to both twins' symbols: what a memo
+        # by raw chain alone, or one kept across an exec, would mix up.
+        cols, _, _ = read_all(perf_ours, path, ("callchain_ips", "callchain_offsets"))
+        offsets, ips = cols["callchain_offsets"], cols["callchain_ips"]
+        spins = {}
+        for i, frames in enumerate(theirs):
+            spin = {sym for _, sym in frames if sym.endswith("_spin")}
+            if spin:
+                spins.setdefault(tuple(ips[offsets[i]:offsets[i + 1]]), set()).update(spin)
+        assert {"alpha_spin", "gamma_spin"} in spins.values(), "twins share raw chains"
+
+
 def test_pandas_example(perf_ours, record):
     """docs/perfdata.md's example: with pandas if it is here, else the
     same figures from the plain arrays."""
@@ -168,7 +250,8 @@ def test_pandas_example(perf_ours, record):
 def test_bad_arguments(perf_ours, record):
     session = perf_ours.session(perf_ours.data(str(record("sw"))))
     for columns, exc in [("sample_time", TypeError), (["nope"], ValueError), ([1], TypeError),
-                         (5, TypeError)]:
+                         (5, TypeError), (["comm", "callchains"], ValueError),
+                         (["comm", None], TypeError)]:
         with pytest.raises(exc):
             session.read_columns(columns)
     for max_events, exc in [(0, ValueError), (-1, ValueError), (2**70, ValueError),

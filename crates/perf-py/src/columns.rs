@@ -274,6 +274,7 @@ impl Builder {
             len: self.len,
             evsel_names: None,
             names: None,
+            callchains: None,
         })
     }
 
@@ -329,6 +330,9 @@ pub struct SampleColumns {
     /// A file's batches: the session's table of the dictionary-encoded
     /// columns' names.
     names: Option<Py<PyList>>,
+    /// A file's batches with `callchain`: the session's table of
+    /// distinct call chains.
+    callchains: Option<Py<PyList>>,
 }
 
 impl SampleColumns {
@@ -338,9 +342,15 @@ impl SampleColumns {
     }
 
     /// Sets what a file's batch carries besides its columns.
-    pub fn with_names(mut self, evsel_names: Py<PyList>, names: Option<Py<PyList>>) -> Self {
+    pub fn with_names(
+        mut self,
+        evsel_names: Py<PyList>,
+        names: Option<Py<PyList>>,
+        callchains: Option<Py<PyList>>,
+    ) -> Self {
         self.evsel_names = Some(evsel_names);
         self.names = names;
+        self.callchains = callchains;
         self
     }
 }
@@ -351,7 +361,8 @@ impl SampleColumns {
         visit.call(&self.columns)?;
         visit.call(&self.others)?;
         visit.call(&self.evsel_names)?;
-        visit.call(&self.names)
+        visit.call(&self.names)?;
+        visit.call(&self.callchains)
     }
 
     /// Number of samples.
@@ -394,13 +405,22 @@ impl SampleColumns {
         self.evsel_names.as_ref().map(|n| n.clone_ref(py))
     }
 
-    /// The names the `dso`, `symbol`, `callchain_dso` and
-    /// `callchain_symbol` columns index: one list per session, which later
-    /// batches extend (index 0 is `[unknown]`); None without those
-    /// columns.
+    /// The names the `dso`, `symbol`, `callchain_dso`,
+    /// `callchain_symbol` and `comm` columns index (and the `callchains`'
+    /// frames): one list per session, which later batches extend (index 0
+    /// is `[unknown]`); None without those columns.
     #[getter]
     fn names(&self, py: Python<'_>) -> Option<Py<PyList>> {
         self.names.as_ref().map(|n| n.clone_ref(py))
+    }
+
+    /// The distinct call chains the `callchain` column indexes: one list
+    /// per session, which later batches extend; each a `(dsos, symbols)`
+    /// pair of `array('I')`s of `names` indexes, leaf first (index 0 is
+    /// the empty chain); None without that column.
+    #[getter]
+    fn callchains(&self, py: Python<'_>) -> Option<Py<PyList>> {
+        self.callchains.as_ref().map(|n| n.clone_ref(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -10,7 +10,7 @@
 //! batch and memory is one batch's, whatever the file's size.
 
 use perf_core::record::SampleMembers;
-use perf_core::session::columns::{FileColumns, Names, Wanted};
+use perf_core::session::columns::{Chains, FileColumns, Names, Wanted};
 use perf_core::session::{Event, Handler, ProcessError, Session};
 use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
@@ -21,14 +21,17 @@ use crate::recycler::Recycler;
 
 /// The columns only a file has, after [`COLUMNS`]; `columns=None` reads
 /// the first two (the resolved ones load symbol tables: named only; the
-/// per-frame ones bring `callchain_offsets` along).
-pub const FILE_COLUMNS: [(&str, &str); 6] = [
+/// per-frame ones bring `callchain_offsets` along; `comm` is named only
+/// too, as the other columns indexing `names`).
+pub const FILE_COLUMNS: [(&str, &str); 8] = [
     ("callchain_offsets", "Q"),
     ("callchain_ips", "Q"),
     ("dso", "I"),
     ("symbol", "I"),
     ("callchain_dso", "I"),
     ("callchain_symbol", "I"),
+    ("comm", "I"),
+    ("callchain", "I"),
 ];
 const UNNAMED: u64 = 0b11;
 
@@ -42,12 +45,17 @@ pub struct ColumnsState {
     names: Names,
     /// The Python side of `names`, shared by every batch.
     names_list: Option<Py<PyList>>,
+    chains: Chains,
+    /// The Python side of `chains.table`, shared by every batch: a
+    /// `(dsos, symbols)` pair of `array('I')`s per chain.
+    callchains_list: Option<Py<PyList>>,
 }
 
 impl ColumnsState {
     /// The lists this state holds (GC support of the session).
     pub fn traverse(&self, visit: &pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
-        visit.call(&self.names_list)
+        visit.call(&self.names_list)?;
+        visit.call(&self.callchains_list)
     }
 }
 
@@ -79,6 +87,7 @@ struct ColumnsHandler<'a, 'py> {
     builder: &'a mut Builder,
     file: &'a mut FileColumns,
     names: &'a mut Names,
+    chains: &'a mut Chains,
     max: usize,
 }
 
@@ -94,7 +103,13 @@ impl Handler for ColumnsHandler<'_, '_> {
         // record gives one sample per counter, with its own id and period.
         self.builder
             .push(evsel.idx, &SampleMembers::of(&ev.record.sample));
-        self.file.push(ev, self.names);
+        self.file.push(ev, self.names, self.chains);
+        Ok(())
+    }
+
+    #[inline]
+    fn record(&mut self, ev: &Event<'_>) -> PyResult<()> {
+        self.chains.memo.forget(ev.record);
         Ok(())
     }
 
@@ -129,6 +144,8 @@ pub fn read_columns(
         callchain: want(0) || want(1),
         resolved: want(2) || want(3),
         resolved_callchain: want(4) || want(5),
+        comm: want(6),
+        distinct_callchain: want(7),
     });
     let mut builder = Builder::new(members as u16, cache.take_columns());
     let mut handler = ColumnsHandler {
@@ -136,6 +153,7 @@ pub fn read_columns(
         builder: &mut builder,
         file: &mut file,
         names: &mut state.names,
+        chains: &mut state.chains,
         max,
     };
     let failed = match session.process_events(&mut handler) {
@@ -156,11 +174,13 @@ pub fn read_columns(
             result.insert(py, FILE_COLUMNS[k].0, columns::array(py, "Q", values)?)?;
         }
     }
-    let names: [(usize, &mut Vec<u32>); 4] = [
+    let names: [(usize, &mut Vec<u32>); 6] = [
         (2, &mut f.dso),
         (3, &mut f.symbol),
         (4, &mut f.callchain_dso),
         (5, &mut f.callchain_symbol),
+        (6, &mut f.comm),
+        (7, &mut f.callchain),
     ];
     for (k, values) in names {
         if want(k) {
@@ -179,12 +199,21 @@ pub fn read_columns(
     } else {
         None
     };
+    let callchains_list = if want(7) {
+        Some(callchains_list(py, state)?)
+    } else {
+        None
+    };
     let evsel_names = session
         .evlist()
         .evsels()
         .iter()
         .map(crate::session::evsel_name);
-    result = result.with_names(PyList::new(py, evsel_names)?.unbind(), names_list);
+    result = result.with_names(
+        PyList::new(py, evsel_names)?.unbind(),
+        names_list,
+        callchains_list,
+    );
     match failed {
         None => Ok(result),
         Some(e) => {
@@ -192,4 +221,22 @@ pub fn read_columns(
             Err(e)
         }
     }
+}
+
+/// The session's list of call chains, extended with those this batch met
+/// first.
+fn callchains_list(py: Python<'_>, state: &mut ColumnsState) -> PyResult<Py<PyList>> {
+    let list = state
+        .callchains_list
+        .get_or_insert_with(|| PyList::empty(py).unbind())
+        .bind(py);
+    for chain in state.chains.table.list().iter().skip(list.len()) {
+        let (mut dsos, mut symbols): (Vec<u32>, Vec<u32>) = chain.iter().copied().unzip();
+        let pair = (
+            columns::array(py, "I", &mut dsos)?,
+            columns::array(py, "I", &mut symbols)?,
+        );
+        list.append(pair)?;
+    }
+    Ok(list.clone().unbind())
 }

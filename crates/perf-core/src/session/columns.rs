@@ -11,15 +11,22 @@
 //! | `callchain_ips` | frame | the raw ips, leaf first, as [`callchain_frames`] walks the chain |
 //! | `dso`, `symbol` | sample | the names of the sample ip's DSO and symbol (perf's `machine__resolve`) |
 //! | `callchain_dso`, `callchain_symbol` | frame | the same for each frame (perf's `thread__resolve_callchain`) |
+//! | `comm` | sample | the name of the sample's thread's comm when the sample is delivered |
+//! | `callchain` | sample | the index of the sample's resolved call chain in [`Callchains`] |
 //!
 //! A batch is cleared and refilled, so memory is one batch's, whatever
-//! the file's size; the [`Names`] table grows with the distinct names
-//! only.
+//! the file's size; the [`Names`] and [`Callchains`] tables grow with the
+//! distinct names and call chains only, and the [`ChainMemo`] (a
+//! process's raw chains already resolved, see session/callchains.rs)
+//! holds at most [`ChainMemo::LIMIT`] chains.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
-use super::Event;
+use super::evlist::IdHasher;
+use super::{Event, Machine};
+pub use crate::session::callchains::{Callchains, ChainMemo};
 use crate::symbol::callchain::{callchain_frames, PERF_MAX_STACK_DEPTH};
 use crate::symbol::dso::{Dso, DsoSymbols};
 use crate::symbol::resolve::{AddrLocation, SymbolRef};
@@ -43,24 +50,32 @@ pub struct Names {
     list: Vec<String>,
     index: HashMap<String, u32>,
     /// The slot in `symbols` of each table seen, by address.
-    tables: HashMap<usize, usize>,
+    tables: HashMap<usize, usize, Fast>,
     /// Each table seen, and by symbol index the name's index (`NOT_SEEN`
     /// for a symbol not met yet).
     symbols: Vec<(Arc<DsoSymbols>, Vec<u32>)>,
     /// The name's index of each DSO seen, by address, and the DSO.
-    dsos: HashMap<usize, (Arc<Dso>, u32)>,
+    dsos: HashMap<usize, (Arc<Dso>, u32), Fast>,
+    /// The name's index of each comm seen, by address, and the comm.
+    comms: HashMap<usize, (Arc<str>, u32), Fast>,
 }
 
 const NOT_SEEN: u32 = u32::MAX;
+
+// Looked up for every frame and sample: with SipHash these look-ups were
+// 10 % of reading `comm` and `callchain` (cpu-clock profile, the 1 M-sample
+// file of benchmarks/perf_data_symbols.py).
+type Fast = BuildHasherDefault<IdHasher>;
 
 impl Default for Names {
     fn default() -> Self {
         let mut n = Names {
             list: Vec::new(),
             index: HashMap::new(),
-            tables: HashMap::new(),
+            tables: HashMap::default(),
             symbols: Vec::new(),
-            dsos: HashMap::new(),
+            dsos: HashMap::default(),
+            comms: HashMap::default(),
         };
         n.intern(UNKNOWN);
         n
@@ -106,6 +121,23 @@ impl Names {
         i
     }
 
+    /// The index of the comm thread `tid` has now (perf's
+    /// `thread__comm_str`, what `find_thread(pid, tid).comm()` gives), or
+    /// of perf's `:<tid>` for a thread the records never named (the
+    /// placeholder perf's `machine__findnew_thread` gives it).
+    fn comm(&mut self, machine: &Machine, pid: i32, tid: i32) -> u32 {
+        let Some(comm) = machine.find_thread(pid, tid).and_then(|t| t.comms().last()) else {
+            return self.intern(&format!(":{tid}"));
+        };
+        let key = Arc::as_ptr(&comm.comm).cast::<u8>() as usize;
+        if let Some((_, i)) = self.comms.get(&key) {
+            return *i;
+        }
+        let i = self.intern(&comm.comm);
+        self.comms.insert(key, (Arc::clone(&comm.comm), i));
+        i
+    }
+
     /// The index of a symbol's name.
     fn symbol(&mut self, sym: &SymbolRef) -> u32 {
         let (table, at) = sym.key();
@@ -137,6 +169,15 @@ impl Names {
     }
 }
 
+/// The distinct call chains and the memo of them by raw chain.
+#[derive(Debug, Default)]
+pub struct Chains {
+    /// The distinct resolved chains (the `callchain` column's table).
+    pub table: Callchains,
+    /// Each process's raw chains met, by their index in `table`.
+    pub memo: ChainMemo,
+}
+
 /// Which of the file columns a batch fills.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Wanted {
@@ -146,6 +187,10 @@ pub struct Wanted {
     pub resolved: bool,
     /// `callchain_dso` and `callchain_symbol`.
     pub resolved_callchain: bool,
+    /// `comm`.
+    pub comm: bool,
+    /// `callchain` (the index in [`Callchains`]).
+    pub distinct_callchain: bool,
 }
 
 /// One batch of the file columns (see the module documentation).
@@ -165,6 +210,12 @@ pub struct FileColumns {
     pub callchain_dso: Vec<u32>,
     /// Per frame, the [`Names`] index of its symbol.
     pub callchain_symbol: Vec<u32>,
+    /// Per sample, the [`Names`] index of its thread's comm.
+    pub comm: Vec<u32>,
+    /// Per sample, the [`Callchains`] index of its resolved call chain.
+    pub callchain: Vec<u32>,
+    /// The frames of the sample being read (for `callchain`).
+    frames: Vec<(u32, u32)>,
 }
 
 impl FileColumns {
@@ -189,23 +240,35 @@ impl FileColumns {
         self.symbol.clear();
         self.callchain_dso.clear();
         self.callchain_symbol.clear();
+        self.comm.clear();
+        self.callchain.clear();
     }
 
-    /// Appends a sample: its call chain's frames, and what its ip and its
-    /// frames resolve to (loading the DSOs' symbols on first use).
-    pub fn push(&mut self, ev: &Event<'_>, names: &mut Names) {
+    /// Appends a sample: its call chain's frames, what its ip and its
+    /// frames resolve to (loading the DSOs' symbols on first use), its
+    /// thread's comm.
+    pub fn push(&mut self, ev: &Event<'_>, names: &mut Names, chains: &mut Chains) {
         let w = self.wanted;
-        if !(w.callchain || w.resolved || w.resolved_callchain) {
+        let resolving = w.resolved || w.resolved_callchain || w.distinct_callchain;
+        if !(w.callchain || resolving || w.comm) {
             return;
         }
         let s = &ev.record.sample;
+        let machine = ev.machine.lock();
+        if w.comm {
+            self.comm.push(names.comm(&machine, s.pid, s.tid));
+        }
         let frames = callchain_frames(&s.callchain, PERF_MAX_STACK_DEPTH);
-        if !(w.resolved || w.resolved_callchain) {
-            self.callchain_ips.extend(frames.map(|(_, ip)| ip));
-            self.end_chain();
+        if w.callchain {
+            let ips = callchain_frames(&s.callchain, PERF_MAX_STACK_DEPTH);
+            self.callchain_ips.extend(ips.map(|(_, ip)| ip));
+        }
+        if !resolving {
+            if w.callchain {
+                self.end_chain();
+            }
             return;
         }
-        let machine = ev.machine.lock();
         let maps = machine.thread_maps(s.pid, s.tid);
         let dsos = machine.dsos();
         if w.resolved {
@@ -213,18 +276,43 @@ impl FileColumns {
             self.dso.push(dso);
             self.symbol.push(sym);
         }
-        if w.callchain || w.resolved_callchain {
-            for (cpumode, ip) in frames {
-                if w.callchain {
-                    self.callchain_ips.push(ip);
-                }
-                if w.resolved_callchain {
-                    let (dso, sym) = names.of(&dsos.thread_find_symbol(maps, cpumode, ip));
-                    self.callchain_dso.push(dso);
-                    self.callchain_symbol.push(sym);
-                }
+        if !(w.resolved_callchain || w.distinct_callchain) {
+            if w.callchain {
+                self.end_chain();
             }
+            return;
+        }
+        // The memo is by process: only for a sample whose thread is known
+        // to be of its process (whose maps are its process's).
+        let memo = machine
+            .find_thread(s.pid, s.tid)
+            .is_some_and(|t| t.pid == s.pid);
+        let known = memo.then(|| chains.memo.get(s.pid, &s.callchain)).flatten();
+        let index = match known {
+            Some(i) => i,
+            None => {
+                self.frames.clear();
+                for (cpumode, ip) in frames {
+                    self.frames
+                        .push(names.of(&dsos.thread_find_symbol(maps, cpumode, ip)));
+                }
+                let i = chains.table.intern(&self.frames);
+                if memo {
+                    chains.memo.insert(s.pid, &s.callchain, i);
+                }
+                i
+            }
+        };
+        if w.resolved_callchain {
+            let chain = chains.table.get(index);
+            self.callchain_dso.extend(chain.iter().map(|f| f.0));
+            self.callchain_symbol.extend(chain.iter().map(|f| f.1));
+        }
+        if w.callchain || w.resolved_callchain {
             self.end_chain();
+        }
+        if w.distinct_callchain {
+            self.callchain.push(index);
         }
     }
 

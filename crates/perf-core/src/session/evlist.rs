@@ -90,7 +90,8 @@ impl Evsel {
 }
 
 /// A hasher for sample ids and tids (a multiplication: SipHash cost more
-/// than the rest of finding an evsel or a thread).
+/// than the rest of finding an evsel or a thread), and for the columnar
+/// reader's call chains (a word at a time: rotate, xor, multiply).
 #[derive(Default)]
 pub(crate) struct IdHasher(u64);
 
@@ -99,12 +100,24 @@ impl Hasher for IdHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            self.write_u64(u64::from_ne_bytes(b));
+        }
+        for &b in words.remainder() {
+            self.write_u64(u64::from(b));
         }
     }
     fn write_u64(&mut self, v: u64) {
-        self.0 = v.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = (self.0.rotate_left(26) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
     }
     fn write_i32(&mut self, v: i32) {
         self.write_u64(u64::from(v as u32));

@@ -30,6 +30,7 @@
 //! cap, [`SessionOptions::queue_bytes`]), whatever the file's size.
 
 mod callchain_memo;
+pub mod callchains;
 pub mod columns;
 mod evlist;
 mod live;

@@ -68,14 +68,12 @@ fn parse_line(line: &[u8]) -> Option<Symbol> {
 /// Reads a kallsyms file into the kernel's and the modules' symbols,
 /// sorted by address, after `symbols__fixup_end` (kallsyms rules) and
 /// `symbols__fixup_duplicate`: perf's table before the split by module.
-pub(crate) fn load(reader: impl BufRead, lines_hint: usize) -> Vec<Symbol> {
-    let mut syms: Vec<Symbol> = Vec::with_capacity(lines_hint);
-    syms.extend(
-        reader
-            .split(b'\n')
-            .map_while(Result::ok)
-            .filter_map(|l| parse_line(&l)),
-    );
+pub(crate) fn load(reader: impl BufRead) -> Vec<Symbol> {
+    let mut syms: Vec<Symbol> = reader
+        .split(b'\n')
+        .map_while(Result::ok)
+        .filter_map(|l| parse_line(&l))
+        .collect();
     // perf inserts in file order into a tree where equal starts go right:
     // a stable sort gives its in-order walk.
     syms.sort_by_key(|s| s.start);
@@ -122,7 +120,7 @@ ffffffff81000300 A abs\n\
 zzzz t bad\n\
 ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n\
 ffffffffc0300000 t modfn\t[ext4]\n";
-        let syms = load(&text[..], 0);
+        let syms = load(&text[..]);
         let names: Vec<&str> = syms.iter().map(|x| x.name()).collect();
         assert_eq!(
             names,
