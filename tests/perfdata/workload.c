@@ -5,7 +5,8 @@
 //   sw       page faults, CPU time, short sleeps (context switches), pipe I/O
 //   getppid  N getppid() calls (one tracepoint sample each)
 //   rw       reads and writes that succeed and fail, by two processes
-//   futex    four threads contending for one mutex
+//   futex    four threads contending for one mutex (each first waits in
+//            FUTEX_WAIT for the main thread's hold of it, whatever the load)
 //   comm     a comm change (prctl) and a named thread in the middle of the run
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,10 +77,13 @@ static void rw(void)
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t contenders[4];
+static atomic_int arrived;
 
 static void *contend(void *arg)
 {
-	(void)arg;
+	contenders[(long)arg] = gettid();
+	atomic_fetch_add(&arrived, 1);
 	for (int i = 0; i < 20; i++) {
 		pthread_mutex_lock(&lock);
 		spin(1);
@@ -87,11 +93,39 @@ static void *contend(void *arg)
 	return NULL;
 }
 
+// True once thread `tid` sits in futex(2) (its /proc syscall line).
+static int in_futex(pid_t tid)
+{
+	char path[64];
+	long nr = -1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr == SYS_futex;
+}
+
+// The main thread holds the lock until every contender waits for it in
+// futex(2) (or 10 s passed): each is contended at least once, on any
+// schedule; then they contend among themselves.
 static void futex(void)
 {
 	pthread_t t[4];
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, contend, NULL);
+	pthread_mutex_lock(&lock);
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, contend, (void *)i);
+	for (int waited = 0; waited < 10000; waited++) {
+		int waiting = atomic_load(&arrived) == 4;
+		for (int i = 0; waiting && i < 4; i++)
+			waiting = in_futex(contenders[i]);
+		if (waiting)
+			break;
+		usleep(1000);
+	}
+	pthread_mutex_unlock(&lock);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 }
