@@ -23,14 +23,18 @@
 
 static volatile unsigned long sink;
 
+// Spins for `ms` of the calling thread's CPU time, not wall time: the
+// cpu-clock and task-clock samples a recording expects in each phase (e.g.
+// before and after a comm change) are then taken however little of a CPU a
+// busy machine gives the thread.
 static void spin(long ms)
 {
 	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
 	do {
 		for (int i = 0; i < 10000; i++)
 			sink += i;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
 }
 
