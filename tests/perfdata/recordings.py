@@ -19,7 +19,9 @@ Each recording is a name, the perf arguments and the workload
     threads   --threads (a directory of per-thread data files)
     nt        --no-timestamp (delivered in file order)
     stat      perf stat record, per thread
-    stat_i    perf stat record -a -A -I 100 (per CPU, interval rounds)
+    stat_i    perf stat record -a -A -I 100 --interval-count 3 (per CPU,
+              interval rounds; the workload ends once the file holds the
+              three rounds, so there are three on any schedule)
     big       200 000 syscalls:sys_enter_getppid samples (Ctrl-C while reading)
     callchain -g: software events with call chains (kernel and user frames)
     exec      -g: a shell that spins, forks a child that execs the workload,
@@ -50,8 +52,9 @@ SW_EVENTS = ("cpu-clock/period=100000/,task-clock/period=100000/,"
 RW_EVENTS = ("syscalls:sys_enter_read,syscalls:sys_exit_read,"
              "syscalls:sys_enter_write,syscalls:sys_exit_write")
 
-# name -> (perf arguments before -o, workload (a list: argv[0] "workload"
-# is the compiled workload), how the output is written)
+# name -> (perf arguments before -o, workload (a list: "workload" is the
+# compiled workload, "output" the file perf writes), how the output is
+# written)
 SPECS = {
     "sw": (["record", "-e", SW_EVENTS, "-P", "--sample-cpu"], ["workload", "sw"], "file"),
     "tp_a": (["record", "-a", "-e", "sched:sched_switch", "-e", "raw_syscalls:sys_enter",
@@ -75,8 +78,12 @@ SPECS = {
     "nt": (["record", "--no-timestamp", "-e", "page-faults/period=1/"], ["workload", "sw"], "file"),
     "stat": (["stat", "record", "-e", "task-clock,context-switches,page-faults"],
              ["workload", "sw"], "file"),
-    "stat_i": (["stat", "record", "-a", "-A", "-I", "100", "-e", "task-clock,context-switches"],
-               ["sleep", "0.35"], "file"),
+    # perf ends its -I loop after three rounds and then waits for the
+    # workload, which waits for the third round in the file: a workload that
+    # slept 0.35 s could end before a late-woken perf wrote three.
+    "stat_i": (["stat", "record", "-a", "-A", "-I", "100", "--interval-count", "3",
+                "-e", "task-clock,context-switches"],
+               ["workload", "rounds", "output", "3"], "file"),
     "callchain": (["record", "-g", "-e", "cpu-clock/period=100000/,page-faults/period=1/",
                    "--sample-cpu"], ["workload", "sw"], "file"),
     # The shell's loop gives samples of `sh` before each exec; "$0" is the
@@ -192,9 +199,9 @@ class Recordings:
 
     def _record(self, name):
         args, workload, output = SPECS[name]
-        work = [str(self.workload()) if w == "workload" else
-                str(self.twin(w)) if w.startswith("twin_") else w for w in workload]
         out = self.dir / f"{name}.data"
+        work = [str(self.workload()) if w == "workload" else str(out) if w == "output" else
+                str(self.twin(w)) if w.startswith("twin_") else w for w in workload]
         if output == "pipe":
             with open(out, "wb") as f:
                 rc, err = self._run(name, [PERF, *args, "-q", "-o", "-", "--", *work], stdout=f)

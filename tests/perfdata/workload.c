@@ -8,6 +8,10 @@
 //   futex    four threads contending for one mutex (each first waits in
 //            FUTEX_WAIT for the main thread's hold of it, whatever the load)
 //   comm     a comm change (prctl) and a named thread in the middle of the run
+//   rounds FILE N
+//            sleeps until the `perf stat record` file FILE holds N STAT_ROUND
+//            records (or 60 s passed): an interval run (-I) then has its
+//            rounds however late perf's timer wakes it
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -152,6 +156,36 @@ static void comm(void)
 	pthread_join(t, NULL);
 }
 
+// The number of PERF_RECORD_STAT_ROUND headers (type 77, misc 0, size 24)
+// in `path`: no other record of a stat file holds those 8 bytes (as a
+// counter value they would be 2^52 and more).
+static int stat_rounds(const char *path)
+{
+	static const unsigned char round[8] = { 77, 0, 0, 0, 0, 0, 24, 0 };
+	unsigned char buf[1 << 16];
+	int n = 0;
+	size_t have = 0, got;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	while ((got = fread(buf + have, 1, sizeof(buf) - have, f)) > 0) {
+		have += got;
+		size_t i = 0;
+		for (; i + sizeof(round) <= have; i++)
+			n += !memcmp(buf + i, round, sizeof(round));
+		memmove(buf, buf + i, have - i);
+		have -= i;
+	}
+	fclose(f);
+	return n;
+}
+
+static void rounds(const char *path, long n)
+{
+	for (int waited = 0; waited < 6000 && stat_rounds(path) < n; waited++)
+		usleep(10000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sw";
@@ -167,6 +201,8 @@ int main(int argc, char **argv)
 		futex();
 	else if (!strcmp(mode, "comm"))
 		comm();
+	else if (!strcmp(mode, "rounds") && argc > 3)
+		rounds(argv[2], atol(argv[3]));
 	else
 		return 2;
 	return 0;
