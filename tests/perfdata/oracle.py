@@ -119,9 +119,13 @@ def script_fields(path, fields):
     return rows
 
 
-RAW_START = re.compile(r"^(0x[0-9a-f]+)@\S+ \[0x[0-9a-f]+\]: event: (\d+)$")
+# A record's file offset as -D prints it ("%#" PRIx64): "0", not "0x0", for
+# the first record of a file, which in a --threads directory is a sample
+# whenever a CPU's first record was one.
+OFFSET = r"(0x[0-9a-f]+|0)"
+RAW_START = re.compile(r"^" + OFFSET + r"@\S+ \[0x[0-9a-f]+\]: event: (\d+)$")
 RAW_LINE = re.compile(r"^\.\s+[0-9a-f]{4}:\s+((?:[0-9a-f]{2} ?)+)")
-DELIVERED = re.compile(r"^((?:-?\d+ )*)(0x[0-9a-f]+) \[0x[0-9a-f]+\]: PERF_RECORD_SAMPLE\(")
+DELIVERED = re.compile(r"^((?:-?\d+ )*)" + OFFSET + r" \[0x[0-9a-f]+\]: PERF_RECORD_SAMPLE\(")
 
 
 def raw_samples(path):
