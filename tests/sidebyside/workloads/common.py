@@ -24,9 +24,12 @@ def dump(event, extra=()):
     return d
 
 
-def drain(evlist, cpus, keep, done, timeout=5.0, extra=()):
+def drain(evlist, cpus, keep, done, timeout=5.0, extra=(), eager=False):
     """Polls and reads every CPU until done(kept) or the timeout; returns the
-    dumped records for which keep(event) is true."""
+    dumped records for which keep(event) is true. done() is asked once the
+    rings are dry, or, if eager, after each record kept (for records that
+    keep coming, such as a system-wide tracepoint's, where the rings may
+    never be dry)."""
     kept = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -42,6 +45,8 @@ def drain(evlist, cpus, keep, done, timeout=5.0, extra=()):
                 got = True
                 if keep(event):
                     kept.append(dump(event, extra))
+                    if eager and done(kept):
+                        return kept
             if not got:
                 break
         if done(kept):
