@@ -5,7 +5,9 @@
 // their samples have the same raw call chains, which resolve to different
 // symbols: what the columnar reader's memo of raw chains must not mix up
 // (across processes, and in one process across an exec). `twin [PROGRAM
-// ARGS...]` spins for 0.3 s, then execs PROGRAM if given.
+// ARGS...]` spins for 0.3 s of its CPU time (not wall time: the samples of
+// each twin do not depend on how much of a CPU a busy machine gives it),
+// then execs PROGRAM if given.
 #include <time.h>
 #include <unistd.h>
 
@@ -13,11 +15,11 @@ __attribute__((noinline)) void SPIN(volatile unsigned long *n)
 {
 	struct timespec start, now;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
 	do {
 		for (int i = 0; i < 100000; i++)
 			(*n)++;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec < 300000000L);
 }
 
