@@ -511,7 +511,12 @@ def interrupted(p, limit=30):
     """stderr after SIGINT, which must end the child with KeyboardInterrupt
     (Python >= 3.8 exits by SIGINT then, so that its parent sees it)."""
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=limit)
+    try:
+        _, err = p.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        p.kill()  # not left behind, blocked for ever
+        p.communicate()
+        raise
     assert p.returncode in (1, -signal.SIGINT), (p.returncode, err)
     assert err.rstrip().endswith("KeyboardInterrupt"), err
     return err
