@@ -108,12 +108,6 @@ impl Handler for ColumnsHandler<'_, '_> {
     }
 
     #[inline]
-    fn record(&mut self, ev: &Event<'_>) -> PyResult<()> {
-        self.chains.memo.forget(ev.record);
-        Ok(())
-    }
-
-    #[inline]
     fn pause(&mut self) -> bool {
         self.builder.len() >= self.max
     }

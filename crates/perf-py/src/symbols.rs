@@ -194,7 +194,7 @@ impl SampleOrigin {
                     .memo
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
-                memo.insert(resolved, c.clone_ref(py));
+                memo.insert(resolved.pending, c.clone_ref(py));
                 c
             }
         };

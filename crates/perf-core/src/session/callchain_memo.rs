@@ -21,26 +21,30 @@
 //! [`Dsos::stamp`]: crate::symbol::Dsos::stamp
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
-use super::machine::MachineRef;
+use super::evlist::IdHasher;
+use super::machine::{Machine, MachineRef};
 use crate::symbol::callchain::CallchainNode;
+
+// Every sample's chain is hashed: SipHash was 11 % of reading the
+// columnar `callchain` (cpu-clock profile, the 1 M-sample file of
+// benchmarks/perf_data_symbols.py).
+type Fast = BuildHasherDefault<IdHasher>;
 
 /// See the module's documentation.
 #[derive(Debug)]
 pub struct CallchainMemo<V> {
     epoch: u64,
-    entries: HashMap<Box<[u64]>, V>,
+    capacity: usize,
+    entries: HashMap<Box<[u64]>, V, Fast>,
     /// The key being looked up: the maps' stamp, then the chain.
     key: Vec<u64>,
 }
 
 impl<V> Default for CallchainMemo<V> {
     fn default() -> Self {
-        CallchainMemo {
-            epoch: 0,
-            entries: HashMap::new(),
-            key: Vec::new(),
-        }
+        CallchainMemo::with_capacity(Self::CAPACITY)
     }
 }
 
@@ -58,19 +62,48 @@ pub enum Lookup<'m, V> {
 pub struct Resolved {
     /// The frames, as [`super::Machine::resolve_callchain`] gives them.
     pub nodes: Vec<CallchainNode>,
-    /// The epoch and key to keep it under; `None` when something it
-    /// depends on changed while it was resolved (a symbol table loaded).
-    key: Option<(u64, Box<[u64]>)>,
+    /// Where to keep it.
+    pub pending: Pending,
+}
+
+/// Where to keep the answer for a chain not found: the epoch and key it
+/// was looked up under, `None` once something it depends on changed
+/// (a symbol table loaded while it was resolved).
+#[derive(Debug)]
+pub struct Pending(Option<(u64, Box<[u64]>)>);
+
+impl Pending {
+    /// Itself if the DSOs of `m` are still those it was looked up
+    /// against, else one that keeps nothing: call it, with the machine
+    /// still locked, once the chain is resolved.
+    #[must_use]
+    pub fn unchanged(self, m: &Machine) -> Pending {
+        match self.0 {
+            Some((epoch, _)) if epoch != m.dsos().stamp() => Pending(None),
+            kept => Pending(kept),
+        }
+    }
 }
 
 impl<V> CallchainMemo<V> {
-    /// At most this many chains are kept; the memo is emptied when a new
-    /// one would make more. On the 1 M-sample file of docs/performance.md
-    /// (101 000 distinct chains and address spaces, a process's samples
-    /// close in time) 4096 finds 86 % of the samples' chains (8192: 88 %,
-    /// no bound: 90.5 %) for 6 MiB of peak RSS with the Python objects
-    /// (8192: 12 MiB), and the collapser's CPU time is no different.
+    /// At most this many chains are kept by default; the memo is emptied
+    /// when a new one would make more. On the 1 M-sample file of
+    /// docs/performance.md (101 000 distinct chains and address spaces, a
+    /// process's samples close in time) 4096 finds 86 % of the samples'
+    /// chains (8192: 88 %, no bound: 90.5 %) for 6 MiB of peak RSS with
+    /// the Python objects (8192: 12 MiB), and the collapser's CPU time is
+    /// no different.
     pub const CAPACITY: usize = 4096;
+
+    /// An empty memo that keeps at most `capacity` chains.
+    pub fn with_capacity(capacity: usize) -> Self {
+        CallchainMemo {
+            epoch: 0,
+            capacity,
+            entries: HashMap::default(),
+            key: Vec::new(),
+        }
+    }
 
     /// How many chains are kept.
     pub fn len(&self) -> usize {
@@ -82,16 +115,33 @@ impl<V> CallchainMemo<V> {
         self.entries.is_empty()
     }
 
-    /// Keeps `value` for the chain of `resolved` (unless it must not be
-    /// kept, or the epoch changed since it was resolved).
-    pub fn insert(&mut self, resolved: Resolved, value: V) {
-        let Some((epoch, key)) = resolved.key else {
+    /// What is kept for `chain` of a sample of `pid`/`tid` in `m`, else
+    /// where to keep what it resolves to (see [`Pending::unchanged`]).
+    pub fn get(&mut self, m: &Machine, pid: i32, tid: i32, chain: &[u64]) -> Result<&V, Pending> {
+        let epoch = m.dsos().stamp();
+        if epoch != self.epoch {
+            self.entries.clear();
+            self.epoch = epoch;
+        }
+        self.key.clear();
+        self.key.push(m.thread_maps(pid, tid).stamp());
+        self.key.extend_from_slice(chain);
+        if let Some(v) = self.entries.get(self.key.as_slice()) {
+            return Ok(v);
+        }
+        Err(Pending(Some((epoch, self.key.clone().into_boxed_slice()))))
+    }
+
+    /// Keeps `value` for the chain of `pending` (unless it must not be
+    /// kept, or the epoch changed since it was looked up).
+    pub fn insert(&mut self, pending: Pending, value: V) {
+        let Some((epoch, key)) = pending.0 else {
             return;
         };
         if epoch != self.epoch {
             return;
         }
-        if self.entries.len() >= Self::CAPACITY {
+        if self.entries.len() >= self.capacity {
             self.entries.clear();
         }
         self.entries.insert(key, value);
@@ -112,22 +162,15 @@ impl MachineRef {
     ) -> Lookup<'m, V> {
         let mut m = self.lock();
         m.prepare(pid);
-        let epoch = m.dsos().stamp();
-        if epoch != memo.epoch {
-            memo.entries.clear();
-            memo.epoch = epoch;
+        match memo.get(&m, pid, tid, chain) {
+            Ok(v) => Lookup::Hit(v),
+            Err(pending) => {
+                let nodes = m.resolve_callchain(pid, tid, chain);
+                Lookup::Miss(Resolved {
+                    nodes,
+                    pending: pending.unchanged(&m),
+                })
+            }
         }
-        memo.key.clear();
-        memo.key.push(m.thread_maps(pid, tid).stamp());
-        memo.key.extend_from_slice(chain);
-        if let Some(v) = memo.entries.get(memo.key.as_slice()) {
-            return Lookup::Hit(v);
-        }
-        let nodes = m.resolve_callchain(pid, tid, chain);
-        let unchanged = m.dsos().stamp() == epoch;
-        Lookup::Miss(Resolved {
-            nodes,
-            key: unchanged.then(|| (epoch, memo.key.clone().into_boxed_slice())),
-        })
     }
 }

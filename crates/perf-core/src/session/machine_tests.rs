@@ -201,7 +201,7 @@ fn the_callchain_memo_answers_as_resolving_again() {
             Ok(v) => (again, Some(v)),
             Err(r) => {
                 assert_eq!(names(&r.nodes), again);
-                memo.insert(r, value);
+                memo.insert(r.pending, value);
                 (again, None)
             }
         }
