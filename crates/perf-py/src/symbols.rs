@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyIterator, PyString, PyTuple};
 
+use crate::gc_untrack;
 use crate::sequence::sequence_index;
 
 /// What a sample keeps of its machine, for what reads it later (symbols,
@@ -181,14 +182,20 @@ impl SampleOrigin {
                 // they set off may run code that reads the session).
                 let nodes = std::mem::take(&mut resolved.nodes)
                     .into_iter()
-                    .map(|node| Py::new(py, PyCallchainNode::new(py, node)))
+                    .map(|node| {
+                        let node = Bound::new(py, PyCallchainNode::new(py, node))?;
+                        gc_untrack::untrack(&node);
+                        Ok(node)
+                    })
                     .collect::<PyResult<Vec<_>>>()?;
-                let c = Py::new(
+                let c = Bound::new(
                     py,
                     PyCallchain {
                         nodes: PyTuple::new(py, nodes)?.unbind(),
                     },
                 )?;
+                gc_untrack::untrack(&c);
+                let c = c.unbind();
                 let mut memo = self
                     .source
                     .memo
@@ -286,6 +293,9 @@ pub struct PyCallchain {
     nodes: Py<PyTuple>,
 }
 
+// A tuple of nodes, which hold strings.
+impl gc_untrack::Acyclic for PyCallchain {}
+
 #[pymethods]
 impl PyCallchain {
     fn __len__(&self, py: Python<'_>) -> usize {
@@ -308,13 +318,20 @@ impl PyCallchain {
 /// perf callchain node object. Shared by the samples of one stack, it
 /// holds its `symbol` as a `str`, made with it (a `str` made per read was
 /// 2.5 % of the stack collapser's instructions, one made at the first read
-/// behind a `PyOnceLock` 1.5 %), and makes its `dso` at the first read.
+/// behind a `PyOnceLock` 1.5 %) and read as a struct member, without a call
+/// into the module (a getter was 4 % more of the collapser's instructions),
+/// and makes its `dso` at the first read.
 #[pyclass(module = "perf", name = "callchain_node", frozen)]
 pub struct PyCallchainNode {
     node: CallchainNode,
+    /// The function's name, or "[unknown]".
+    #[pyo3(get)]
     symbol: Py<PyString>,
     dso: PyOnceLock<Py<PyString>>,
 }
+
+// Its name strings only.
+impl gc_untrack::Acyclic for PyCallchainNode {}
 
 impl PyCallchainNode {
     fn new(py: Python<'_>, node: CallchainNode) -> Self {
@@ -332,12 +349,6 @@ impl PyCallchainNode {
     #[getter]
     fn ip(&self) -> u64 {
         self.node.ip
-    }
-
-    /// The function's name, or "[unknown]".
-    #[getter]
-    fn symbol(&self, py: Python<'_>) -> Py<PyString> {
-        self.symbol.clone_ref(py)
     }
 
     /// The object's (long) name, or "[unknown]" (perf's session shows
