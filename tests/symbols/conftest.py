@@ -54,12 +54,19 @@ def recs(tmp_path_factory):
     r = Recordings(tmp_path_factory.mktemp("symbols"))
     c = r.build("gcc", "work.c", ["-O2", "-g", "-fno-omit-frame-pointer"], "work")
     cxx = r.build("g++", "work.cpp", ["-O1", "-g", "-fno-omit-frame-pointer"], "workxx")
+    # Without frame pointers: their user stacks are unwound from the dumps.
+    c_nofp = r.build("gcc", "work.c", ["-O2", "-g", "-fomit-frame-pointer"], "work-nofp")
+    cxx_nofp = r.build("g++", "work.cpp", ["-O1", "-g", "-fomit-frame-pointer"], "workxx-nofp")
+    dwarf = ["--call-graph", "dwarf"]
     r.files = {
         "c_g": r.record("c_g", ["-g"], [str(c), "15"]),
         "cxx_g": r.record("cxx_g", ["-g"], [str(cxx)]),
         "c_flat": r.record("c_flat", [], [str(c), "15"]),
+        "c_dwarf": r.record("c_dwarf", dwarf, [str(c_nofp), "8"]),
+        "cxx_dwarf": r.record("cxx_dwarf", dwarf, [str(cxx_nofp)]),
     }
     return r
+
 
 
 @pytest.fixture

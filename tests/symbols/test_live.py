@@ -61,6 +61,13 @@ sample_type = (perf.SAMPLE_IP | perf.SAMPLE_TID | perf.SAMPLE_TIME | perf.SAMPLE
                | perf.SAMPLE_CALLCHAIN | perf.SAMPLE_PERIOD)
 kw = dict(type=perf.TYPE_SOFTWARE, config=perf.COUNT_SW_CPU_CLOCK, sample_period=1000000, freq=0,
           sample_type=sample_type, wakeup_events=1, sample_id_all=1)
+if how == "dwarf":
+    # perf record --call-graph dwarf: the user registers and 8 KiB of the
+    # user stack (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), the kernel
+    # part of the chain only.
+    how = "exec"
+    kw.update(sample_type=sample_type | 1 << 12 | 1 << 13, sample_regs_user=0xff0fff,
+              sample_stack_user=8192, exclude_callchain_user=1)
 if how == "running":
     # Started before the evlist: no mmap record will name its maps.
     p = subprocess.Popen([exe, "ready", "60"], stdout=subprocess.PIPE)
@@ -151,6 +158,14 @@ class Elf:
         return next((name for a, size, name in self.funcs if a <= v < a + size), None)
 
 
+@pytest.fixture(scope="module")
+def workload_nofp(tmp_path_factory, workload):
+    exe = tmp_path_factory.mktemp("live-nofp") / "live_work"
+    subprocess.run(["gcc", "-g", "-O1", "-fomit-frame-pointer", str(SOURCE), "-o", str(exe)],
+                   check=True)
+    return str(exe.resolve())
+
+
 def check_user_samples(res, exe):
     elf = Elf(exe)
     mine = [s for s in res["samples"] if s["dso"] == exe]
@@ -198,6 +213,14 @@ def test_evlist_config_tracking(ours, workload):
     res = sample(ours, workload, "config", "user", "0.6")
     assert {"mmap2_event", "comm_event", "task_event"} <= set(res["kinds"]), res["kinds"]
     check_user_samples(res, workload)
+
+
+def test_dwarf_user_stacks_unwind(ours, workload_nofp):
+    """A workload without frame pointers sampled with its user registers
+    and stack (--call-graph dwarf): the user frames are unwound from each
+    sample's dump, in the live machine's maps."""
+    res = sample(ours, workload_nofp, "dwarf", "user", "0.6")
+    check_user_samples(res, workload_nofp)
 
 
 def test_running_before_open_resolves_through_proc(ours, workload):

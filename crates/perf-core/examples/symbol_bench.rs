@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use perf_core::symbol::build_id::BuildId;
-use perf_core::symbol::callchain::PERF_MAX_STACK_DEPTH;
+use perf_core::symbol::callchain::{SampleChain, PERF_MAX_STACK_DEPTH};
 use perf_core::symbol::conf::SymbolConf;
 use perf_core::symbol::dso::DsoId;
 use perf_core::symbol::map::{MapInfo, Maps};
@@ -123,7 +123,11 @@ fn main() {
                         }
                     }
                     _ => {
-                        for node in dsos.resolve_callchain(maps, chain, PERF_MAX_STACK_DEPTH) {
+                        for node in dsos.resolve_callchain(
+                            maps,
+                            &SampleChain::recorded(chain),
+                            PERF_MAX_STACK_DEPTH,
+                        ) {
                             frames += 1;
                             let _ = std::hint::black_box(node.symbol_name());
                             if mode == "srcline"

@@ -11,6 +11,7 @@ use perf_core::perf_data::abi::{PERF_RECORD_STAT, PERF_RECORD_STAT_ROUND};
 use perf_core::perf_data::user::{Stat, StatRound};
 use perf_core::record::{self, Body, Mmap2File, Record, Sample, SampleMembers};
 use perf_core::session::Event;
+use perf_core::symbol::unwind::UserStack;
 use perf_core::tracefs::Format;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -658,7 +659,11 @@ pub fn file_sample(
         e.set_evsel(py, evsel);
         e.set_origin(source, ev.bytes);
         if let Some(o) = &mut e.origin {
-            o.keep_chain(s.pid, s.tid, &s.callchain);
+            // A `--call-graph dwarf` sample's chain needs its stack dump,
+            // unwound from the record at the first read.
+            if UserStack::of(s, ev.bytes).is_none() {
+                o.keep_chain(s.pid, s.tid, &s.callchain);
+            }
         }
     })
 }

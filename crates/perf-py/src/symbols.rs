@@ -19,6 +19,7 @@ use perf_core::record::{self, BranchEntry, ParseInfo, PERF_RECORD_MISC_CPUMODE_M
 use perf_core::session::{CallchainMemo, Lookup, MachineRef};
 use perf_core::symbol::callchain::CallchainNode;
 use perf_core::symbol::resolve::AddrLocation;
+use perf_core::symbol::unwind::UserStack;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyIterator, PyString, PyTuple};
@@ -146,18 +147,27 @@ impl SampleOrigin {
         if let Some(c) = &self.callchain {
             return Ok(Some(c.clone_ref(py)));
         }
+        if self.source.info.sample_type() & record::PERF_SAMPLE_CALLCHAIN == 0 {
+            return Ok(None);
+        }
         let parsed;
-        let (pid, tid, words) = match self.chain {
-            Some((pid, tid)) => (pid, tid, self.chain_words.as_slice()),
+        let (pid, tid, words, user) = match self.chain {
+            Some((pid, tid)) => (pid, tid, self.chain_words.as_slice(), None),
             None => {
                 parsed = self.parsed();
                 let Some(r) = &parsed else {
                     return Ok(None);
                 };
-                (r.sample.pid, r.sample.tid, r.sample.callchain.as_slice())
+                let user = UserStack::of(&r.sample, &self.record);
+                (
+                    r.sample.pid,
+                    r.sample.tid,
+                    r.sample.callchain.as_slice(),
+                    user,
+                )
             }
         };
-        if words.is_empty() {
+        if words.is_empty() && user.is_none() {
             return Ok(None);
         }
         let resolved = {
@@ -169,7 +179,7 @@ impl SampleOrigin {
             match self
                 .source
                 .machine
-                .resolve_callchain_memo(&mut memo, pid, tid, words)
+                .resolve_callchain_memo(&mut memo, pid, tid, words, user)
             {
                 Lookup::Hit(c) => Ok(c.clone_ref(py)),
                 Lookup::Miss(resolved) => Err(resolved),

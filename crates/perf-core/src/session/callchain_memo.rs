@@ -25,7 +25,8 @@ use std::hash::BuildHasherDefault;
 
 use super::evlist::IdHasher;
 use super::machine::{Machine, MachineRef};
-use crate::symbol::callchain::CallchainNode;
+use crate::symbol::callchain::{CallchainNode, SampleChain};
+use crate::symbol::unwind::UserStack;
 
 // Every sample's chain is hashed: SipHash was 11 % of reading the
 // columnar `callchain` (cpu-clock profile, the 1 M-sample file of
@@ -117,7 +118,13 @@ impl<V> CallchainMemo<V> {
 
     /// What is kept for `chain` of a sample of `pid`/`tid` in `m`, else
     /// where to keep what it resolves to (see [`Pending::unchanged`]).
-    pub fn get(&mut self, m: &Machine, pid: i32, tid: i32, chain: &[u64]) -> Result<&V, Pending> {
+    pub fn get(
+        &mut self,
+        m: &Machine,
+        pid: i32,
+        tid: i32,
+        chain: &SampleChain<'_>,
+    ) -> Result<&V, Pending> {
         let epoch = m.dsos().stamp();
         if epoch != self.epoch {
             self.entries.clear();
@@ -125,7 +132,10 @@ impl<V> CallchainMemo<V> {
         }
         self.key.clear();
         self.key.push(m.thread_maps(pid, tid).stamp());
-        self.key.extend_from_slice(chain);
+        // The recorded words' count keeps the two parts apart.
+        self.key.push(chain.recorded.len() as u64);
+        self.key.extend_from_slice(chain.recorded);
+        self.key.extend_from_slice(&chain.unwound);
         if let Some(v) = self.entries.get(self.key.as_slice()) {
             return Ok(v);
         }
@@ -152,20 +162,24 @@ impl MachineRef {
     /// [`super::Machine::resolve_callchain`] through `memo`: what it keeps
     /// for the same chain in the same address space, else the chain
     /// resolved now (a live machine reads the process's maps first, as
-    /// [`MachineRef::resolve_callchain`] does).
+    /// [`MachineRef::resolve_callchain`] does). A sample's `user` stack
+    /// (`--call-graph dwarf`) is unwound first, and the chain is looked up
+    /// with its frames ([`super::Machine::sample_chain`]).
     pub fn resolve_callchain_memo<'m, V>(
         &self,
         memo: &'m mut CallchainMemo<V>,
         pid: i32,
         tid: i32,
         chain: &[u64],
+        user: Option<UserStack<'_>>,
     ) -> Lookup<'m, V> {
         let mut m = self.lock();
         m.prepare(pid);
-        match memo.get(&m, pid, tid, chain) {
+        let chain = m.sample_chain(pid, tid, chain, user);
+        match memo.get(&m, pid, tid, &chain) {
             Ok(v) => Lookup::Hit(v),
             Err(pending) => {
-                let nodes = m.resolve_callchain(pid, tid, chain);
+                let nodes = m.resolve_callchain(pid, tid, &chain);
                 Lookup::Miss(Resolved {
                     nodes,
                     pending: pending.unchanged(&m),

@@ -8,7 +8,7 @@
 //! | column | one per | what |
 //! |---|---|---|
 //! | `callchain_offsets` | sample, plus one | sample *i*'s frames are `callchain_ips[offsets[i]..offsets[i + 1]]` (the first offset is 0) |
-//! | `callchain_ips` | frame | the raw ips, leaf first, as [`callchain_frames`] walks the chain |
+//! | `callchain_ips` | frame | the raw ips, leaf first, as [`SampleChain::frames`] walks the chain (with the unwound user frames of `--call-graph dwarf` samples) |
 //! | `dso`, `symbol` | sample | the names of the sample ip's DSO and symbol (perf's `machine__resolve`) |
 //! | `callchain_dso`, `callchain_symbol` | frame | the same for each frame (perf's `thread__resolve_callchain`) |
 //! | `comm` | sample | the name of the sample's thread's comm when the sample is delivered |
@@ -28,7 +28,7 @@ use super::evlist::IdHasher;
 use super::{Event, Machine};
 pub use crate::session::callchains::Callchains;
 use crate::session::CallchainMemo;
-use crate::symbol::callchain::{callchain_frames, PERF_MAX_STACK_DEPTH};
+use crate::symbol::callchain::{SampleChain, PERF_MAX_STACK_DEPTH};
 use crate::symbol::dso::{Dso, DsoSymbols};
 use crate::symbol::resolve::{AddrLocation, SymbolRef};
 
@@ -262,9 +262,16 @@ impl FileColumns {
         if w.comm {
             self.comm.push(names.comm(&machine, s.pid, s.tid));
         }
-        let frames = callchain_frames(&s.callchain, PERF_MAX_STACK_DEPTH);
+        // The user frames of a `--call-graph dwarf` sample are unwound
+        // only for a column that shows frames.
+        let chain = if w.callchain || w.resolved_callchain || w.distinct_callchain {
+            machine.sample_chain(s.pid, s.tid, &s.callchain, ev.user_stack())
+        } else {
+            SampleChain::recorded(&s.callchain)
+        };
+        let frames = chain.frames(PERF_MAX_STACK_DEPTH);
         if w.callchain {
-            let ips = callchain_frames(&s.callchain, PERF_MAX_STACK_DEPTH);
+            let ips = chain.frames(PERF_MAX_STACK_DEPTH);
             self.callchain_ips.extend(ips.map(|(_, ip)| ip));
         }
         if !resolving {
@@ -286,7 +293,7 @@ impl FileColumns {
             }
             return;
         }
-        let index = match chains.memo.get(&machine, s.pid, s.tid, &s.callchain) {
+        let index = match chains.memo.get(&machine, s.pid, s.tid, &chain) {
             Ok(&i) => i,
             Err(pending) => {
                 self.frames.clear();

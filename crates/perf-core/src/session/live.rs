@@ -30,6 +30,7 @@ use crate::record::{
 use crate::symbol::callchain::CallchainNode;
 use crate::symbol::map::{Map, MapInfo};
 use crate::symbol::resolve::AddrLocation;
+use crate::symbol::unwind::UserStack;
 use crate::symbol::Dsos;
 
 /// What the live machine synthesized so far.
@@ -131,11 +132,20 @@ impl MachineRef {
         m.resolve(pid, tid, cpumode, addr)
     }
 
-    /// [`Machine::resolve_callchain`], after the same preparation.
-    pub fn resolve_callchain(&self, pid: i32, tid: i32, chain: &[u64]) -> Vec<CallchainNode> {
+    /// [`Machine::resolve_callchain`] of a sample's chain and its unwound
+    /// `user` stack ([`Machine::sample_chain`]), after the same
+    /// preparation.
+    pub fn resolve_callchain(
+        &self,
+        pid: i32,
+        tid: i32,
+        chain: &[u64],
+        user: Option<UserStack<'_>>,
+    ) -> Vec<CallchainNode> {
         let mut m = self.lock();
         m.prepare(pid);
-        m.resolve_callchain(pid, tid, chain)
+        let chain = m.sample_chain(pid, tid, chain, user);
+        m.resolve_callchain(pid, tid, &chain)
     }
 }
 

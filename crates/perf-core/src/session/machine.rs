@@ -35,10 +35,11 @@ use crate::record::PERF_RECORD_MISC_CPUMODE_MASK;
 use crate::record::{
     bytes, Body, Mmap2File, Record, PERF_RECORD_EXIT, PERF_RECORD_FORK, PERF_RECORD_KSYMBOL,
 };
-use crate::symbol::callchain::{CallchainNode, PERF_MAX_STACK_DEPTH};
+use crate::symbol::callchain::{CallchainNode, SampleChain, PERF_MAX_STACK_DEPTH};
 use crate::symbol::dso::DsoId;
 use crate::symbol::map::{MapInfo, Maps};
 use crate::symbol::resolve::AddrLocation;
+use crate::symbol::unwind::UserStack;
 use crate::symbol::{build_id, Dsos};
 
 /// The maps of a thread that has none.
@@ -209,11 +210,36 @@ impl Machine {
     }
 
     /// perf's `thread__resolve_callchain` (default `callchain_param`,
-    /// `PERF_MAX_STACK_DEPTH`) for a sample's `PERF_SAMPLE_CALLCHAIN`
-    /// words: the frames, leaf first, `PERF_CONTEXT_*` markers consumed.
-    pub fn resolve_callchain(&self, pid: i32, tid: i32, chain: &[u64]) -> Vec<CallchainNode> {
+    /// `PERF_MAX_STACK_DEPTH`) of a sample's chain: the frames, leaf
+    /// first, `PERF_CONTEXT_*` markers consumed.
+    pub fn resolve_callchain(
+        &self,
+        pid: i32,
+        tid: i32,
+        chain: &SampleChain<'_>,
+    ) -> Vec<CallchainNode> {
         self.dsos
             .resolve_callchain(self.thread_maps(pid, tid), chain, PERF_MAX_STACK_DEPTH)
+    }
+
+    /// A sample's chain ([`SampleChain`]): its recorded
+    /// `PERF_SAMPLE_CALLCHAIN` words and, for a sample with user registers
+    /// and a stack dump (`--call-graph dwarf`), the user frames unwound
+    /// from them in its thread's address space ([`Dsos::unwind_user`]).
+    pub fn sample_chain<'c>(
+        &self,
+        pid: i32,
+        tid: i32,
+        recorded: &'c [u64],
+        user: Option<UserStack<'_>>,
+    ) -> SampleChain<'c> {
+        SampleChain {
+            recorded,
+            unwound: user.map_or_else(Vec::new, |user| {
+                let maps = self.thread_maps(pid, tid);
+                self.dsos.unwind_user(maps, &user, PERF_MAX_STACK_DEPTH)
+            }),
+        }
     }
 
     /// The build ids of the file (its `HEADER_BUILD_ID` feature and

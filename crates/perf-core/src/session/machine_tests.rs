@@ -173,7 +173,7 @@ fn threads_of_a_process_share_maps_and_new_processes_copy_them() {
 #[test]
 fn the_callchain_memo_answers_as_resolving_again() {
     use super::super::{CallchainMemo, Lookup};
-    use crate::symbol::callchain::{PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER};
+    use crate::symbol::callchain::{SampleChain, PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER};
     // A pid no process here has: its JIT map is this test's.
     let pid = 4_000_000 + std::process::id() % 100_000;
     let jit = format!("/tmp/perf-{pid}.map");
@@ -192,11 +192,14 @@ fn the_callchain_memo_answers_as_resolving_again() {
     // miss is kept as `value` and checked against resolving again.
     let look = |memo: &mut CallchainMemo<u32>, tid: u32, chain: &[u64], value: u32| {
         let (p, t) = (pid as i32, tid as i32);
-        let got = match mr.resolve_callchain_memo(memo, p, t, chain) {
+        let got = match mr.resolve_callchain_memo(memo, p, t, chain, None) {
             Lookup::Hit(v) => Ok(*v),
             Lookup::Miss(r) => Err(r),
         };
-        let again = names(&mr.lock().resolve_callchain(p, t, chain));
+        let again = names(
+            &mr.lock()
+                .resolve_callchain(p, t, &SampleChain::recorded(chain)),
+        );
         match got {
             Ok(v) => (again, Some(v)),
             Err(r) => {

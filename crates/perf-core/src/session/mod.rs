@@ -53,10 +53,11 @@ use crate::endian::Endian;
 use crate::error::{Error, Result};
 use crate::perf_data::user::{IdIndexEntry, Stat, StatRound, TimeConv};
 use crate::perf_data::{self, Features, FileHeader, PerfData, TracingData};
-use crate::record::{bytes, Record, PERF_RECORD_MISC_CPUMODE_MASK};
+use crate::record::{bytes, Record, PERF_RECORD_MISC_CPUMODE_MASK, PERF_SAMPLE_CALLCHAIN};
 use crate::symbol::callchain::CallchainNode;
 use crate::symbol::conf::SymbolConf;
 use crate::symbol::resolve::AddrLocation;
+use crate::symbol::unwind::UserStack;
 use crate::tracefs::Value;
 
 /// How a session reads.
@@ -143,17 +144,29 @@ impl<'a> Event<'a> {
             .resolve(s.pid, s.tid, self.cpumode(), addr)
     }
 
-    /// The sample's call chain resolved, leaf first (see
-    /// [`Machine::resolve_callchain`]; empty without
-    /// `PERF_SAMPLE_CALLCHAIN`).
+    /// The sample's call chain resolved, leaf first, with the user frames
+    /// unwound from its stack dump for `--call-graph dwarf` samples (see
+    /// [`Machine::sample_chain`], [`Machine::resolve_callchain`]; empty
+    /// without `PERF_SAMPLE_CALLCHAIN`).
     pub fn callchain(&self) -> Vec<CallchainNode> {
         let s = &self.record.sample;
-        if s.callchain.is_empty() {
+        if !self.has_callchain() {
             return Vec::new();
         }
-        self.machine
-            .lock()
-            .resolve_callchain(s.pid, s.tid, &s.callchain)
+        let m = self.machine.lock();
+        let chain = m.sample_chain(s.pid, s.tid, &s.callchain, self.user_stack());
+        m.resolve_callchain(s.pid, s.tid, &chain)
+    }
+
+    /// The sample's evsel samples `PERF_SAMPLE_CALLCHAIN`.
+    pub fn has_callchain(&self) -> bool {
+        self.evsel
+            .is_some_and(|e| e.info.sample_type() & PERF_SAMPLE_CALLCHAIN != 0)
+    }
+
+    /// The sample's user registers and stack dump (`--call-graph dwarf`).
+    pub fn user_stack(&self) -> Option<UserStack<'a>> {
+        UserStack::of(&self.record.sample, self.bytes)
     }
 
     /// A tracepoint field by name, decoded from the file's tracing data

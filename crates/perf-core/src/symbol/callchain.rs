@@ -98,17 +98,54 @@ pub fn callchain_frames(chain: &[u64], max_stack: usize) -> impl Iterator<Item =
         .take(if corrupt { 0 } else { max_stack })
 }
 
+/// A sample's call chain as perf resolves it (`thread__resolve_callchain`,
+/// callee order): the recorded `PERF_SAMPLE_CALLCHAIN` words
+/// (`thread__resolve_callchain_sample`), then, for a `--call-graph dwarf`
+/// sample, the user frames unwound from its stack dump
+/// (`thread__resolve_callchain_unwind`, [`Dsos::unwind_user`]), each part
+/// at most `max_stack` frames.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SampleChain<'c> {
+    /// The recorded words, `PERF_CONTEXT_*` markers included.
+    pub recorded: &'c [u64],
+    /// The unwound user frames, leaf first (any value, `-1` included, is
+    /// an address: these are not markers).
+    pub unwound: Vec<u64>,
+}
+
+impl<'c> SampleChain<'c> {
+    /// A chain of recorded words only.
+    pub fn recorded(recorded: &'c [u64]) -> Self {
+        SampleChain {
+            recorded,
+            unwound: Vec::new(),
+        }
+    }
+
+    /// True if it has no words and no unwound frame.
+    pub fn is_empty(&self) -> bool {
+        self.recorded.is_empty() && self.unwound.is_empty()
+    }
+
+    /// The frames, leaf first, as (cpumode, ip): those of the recorded
+    /// words ([`callchain_frames`]), then the unwound ones (user space).
+    pub fn frames(&self, max_stack: usize) -> impl Iterator<Item = (u8, u64)> + '_ {
+        callchain_frames(self.recorded, max_stack)
+            .chain(self.unwound.iter().map(|&ip| (CPUMODE_USER, ip)))
+    }
+}
+
 impl Dsos {
-    /// `thread__resolve_callchain_sample` over a sample's callchain
-    /// (`PERF_SAMPLE_CALLCHAIN` words, leaf first): the frames of
-    /// [`callchain_frames`], leaf first, resolved.
+    /// `thread__resolve_callchain` over a sample's chain: the frames of
+    /// [`SampleChain::frames`], leaf first, resolved.
     pub fn resolve_callchain(
         &self,
         thread: &dyn ThreadMaps,
-        chain: &[u64],
+        chain: &SampleChain<'_>,
         max_stack: usize,
     ) -> Vec<CallchainNode> {
-        callchain_frames(chain, max_stack)
+        chain
+            .frames(max_stack)
             .map(|(cpumode, ip)| CallchainNode {
                 ip,
                 location: self.thread_find_symbol(thread, cpumode, ip),

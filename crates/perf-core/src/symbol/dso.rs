@@ -158,6 +158,8 @@ pub struct Dso {
     /// Set when the load failed part way: the next lookup finds nothing.
     pub(crate) failed_lookup_pending: std::sync::atomic::AtomicBool,
     pub(crate) srcline: OnceLock<super::srcline::SrclineState>,
+    /// The object's unwind tables, read on first use.
+    pub(crate) unwind: OnceLock<Option<Arc<super::unwind_info::UnwindInfo>>>,
 }
 
 impl Dso {
@@ -180,6 +182,7 @@ impl Dso {
             loaded: OnceLock::new(),
             failed_lookup_pending: std::sync::atomic::AtomicBool::new(false),
             srcline: OnceLock::new(),
+            unwind: OnceLock::new(),
         }
     }
 

@@ -9,48 +9,64 @@ use std::path::PathBuf;
 
 use iced_x86::{Decoder, DecoderOptions};
 
-use super::build_id::CachedFile;
-use super::dso::DsoKind;
+use super::build_id::{BuildId, CachedFile};
+use super::dso::{Dso, DsoKind};
 use super::dsos::Dsos;
 use super::elf::{self, AnyElf};
 use super::resolve::AddrLocation;
+use super::unwind::DataImage;
 
 /// `MAX_INSN`.
 const MAX_INSN: usize = 16;
 
 impl Dsos {
-    /// The object file perf reads bytes from (`dso__data_get_fd`): the
-    /// build-id cache's copy, else the file at its path. Unlike perf, a
-    /// file whose build id is not the recorded one is refused.
-    fn data_file(&self, al: &AddrLocation) -> Option<PathBuf> {
-        let map = al.map.as_ref()?;
-        let dso = map.dso();
+    /// Where perf reads an object's bytes from (`dso__data_get_fd`): the
+    /// build-id cache's copy, else the file at its path; for the vDSO,
+    /// else this process's own vDSO image. Unlike perf, an image whose
+    /// build id is not the recorded one is refused.
+    pub(crate) fn data_image(&self, dso: &Dso) -> Option<DataImage> {
         let bid = dso.build_id();
         let kind = if dso.kind() == DsoKind::Vdso {
             CachedFile::Vdso
         } else {
             CachedFile::Elf
         };
-        let candidates = bid
+        // An ELF image (its build id read) that is the recorded object.
+        let recorded = |image: Option<Option<BuildId>>| match (bid, image) {
+            (_, None) => false,
+            (Some(want), Some(Some(have))) => want.matches(&have),
+            (Some(_), Some(None)) => false,
+            (None, Some(_)) => true,
+        };
+        let file = bid
             .map(|b| self.conf().buildid_cache.filename(&b, kind))
             .into_iter()
             .chain(
                 matches!(dso.kind(), DsoKind::User | DsoKind::KernelModule)
                     .then(|| self.conf().join_symfs(dso.path())),
-            );
-        candidates.into_iter().find(|p| {
-            let Ok(cache) = elf::open(p) else {
-                return false;
-            };
-            let Some(any) = AnyElf::parse(&cache) else {
-                return false;
-            };
-            match (bid, any.build_id()) {
-                (Some(want), Some(have)) => want.matches(&have),
-                (Some(_), None) => false,
-                (None, _) => true,
-            }
-        })
+            )
+            .find(|p| {
+                elf::open(p)
+                    .is_ok_and(|cache| recorded(AnyElf::parse(&cache).map(|e| e.build_id())))
+            });
+        if let Some(path) = file {
+            return Some(DataImage::File(path));
+        }
+        if dso.kind() != DsoKind::Vdso {
+            return None;
+        }
+        let image = super::vdso::running_image()?;
+        recorded(AnyElf::parse(&image[..]).map(|e| e.build_id()))
+            .then_some(DataImage::Memory(image))
+    }
+
+    /// The file perf reads an address's bytes from (see
+    /// [`Dsos::data_image`]).
+    fn data_file(&self, al: &AddrLocation) -> Option<PathBuf> {
+        match self.data_image(al.map.as_ref()?.dso())? {
+            DataImage::File(path) => Some(path),
+            DataImage::Memory(_) => None,
+        }
     }
 
     /// Up to `len` bytes of the object at a map-relative address (a file

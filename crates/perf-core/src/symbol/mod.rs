@@ -16,6 +16,7 @@
 //! | `thread__find_symbol`                  | [`Dsos::thread_find_symbol`]           |
 //! | `struct addr_location`                 | [`resolve::AddrLocation`]              |
 //! | `thread__resolve_callchain`            | [`Dsos::resolve_callchain`]            |
+//! | `unwind__get_entries` (libunwind)      | [`Dsos::unwind_user`]                  |
 //! | `struct symbol`, `dso->symbols`        | [`symbols::Symbol`], [`symbols::Symbols`] |
 //! | `get_srcline_split`, `find_sourceline` | [`Dsos::srcline`], [`Dsos::srccode`] |
 //! | `perf_sample__fetch_insn`              | [`Dsos::fetch_insn`]                   |
@@ -52,6 +53,8 @@ mod rbtree;
 pub mod resolve;
 pub mod srcline;
 pub mod symbols;
+pub mod unwind;
+mod unwind_info;
 mod vdso;
 
 pub use dsos::Dsos;

@@ -126,6 +126,92 @@ fn c_o2_inlined() {
     assert_same("C -O2 srclines", &ours, &theirs, &Default::default());
 }
 
+/// `--call-graph dwarf`: the user stack of each sample unwound from its
+/// registers and stack dump, against perf 6.1 (libunwind) without inline
+/// frames (the Python session's `inline_name = false`).
+fn dwarf(tag: &str, dir: TempDir, cmd: &[&str]) -> String {
+    let rec = Recording::record(dir, &["--call-graph", "dwarf"], cmd);
+    let (ours, theirs, demangled) = both_with(&rec, rec.conf(), &["--no-inline"]);
+    assert_same(tag, &ours, &theirs, &demangled);
+    let frames = |text: &str| text.lines().filter(|l| l.starts_with('\t')).count();
+    let samples = theirs
+        .split("\n\n")
+        .filter(|s| !s.trim().is_empty())
+        .count();
+    assert!(
+        frames(&theirs) > 3 * samples,
+        "{tag}: perf unwound {} frames in {samples} samples",
+        frames(&theirs)
+    );
+    theirs
+}
+
+/// [`dwarf`] of a workload built from `src`, run with `args`.
+fn dwarf_built(tag: &str, compiler: &str, src: &str, flags: &[&str], args: &[&str]) -> String {
+    let dir = TempDir::new(tag);
+    let exe = build(&dir.0, compiler, src, flags, "work");
+    let mut cmd = vec![exe.to_str().unwrap_or_default()];
+    cmd.extend_from_slice(args);
+    dwarf(tag, dir, &cmd)
+}
+
+#[test]
+fn c_dwarf_without_frame_pointers() {
+    skip_unless_perf!();
+    for (tag, opt) in [("c-dwarf-o0", "-O0"), ("c-dwarf-o2", "-O2")] {
+        dwarf_built(
+            tag,
+            "gcc",
+            "work.c",
+            &[opt, "-g", "-fomit-frame-pointer"],
+            &["10"],
+        );
+    }
+}
+
+#[test]
+fn dwarf_code_without_cfi_unwinds_through_rbp() {
+    skip_unless_perf!();
+    let flags = ["-O2", "-g", "-fomit-frame-pointer"];
+    let theirs = dwarf_built("nocfi-dwarf", "gcc", "nocfi.c", &flags, &["20"]);
+    // libunwind's rbp fallback, taken by both: from the function no FDE
+    // covers to its caller.
+    let through = theirs
+        .lines()
+        .zip(theirs.lines().skip(1))
+        .filter(|(a, b)| a.contains(" spin_nocfi+") && b.contains(" caller+"))
+        .count();
+    assert!(
+        through > 20,
+        "{through} chains from spin_nocfi to its caller"
+    );
+}
+
+#[test]
+fn cxx_dwarf() {
+    skip_unless_perf!();
+    let flags = ["-O1", "-g", "-fomit-frame-pointer"];
+    dwarf_built("cxx-dwarf", "g++", "work.cpp", &flags, &[]);
+}
+
+#[test]
+fn rust_dwarf() {
+    skip_unless_perf!();
+    let flags = ["-O", "-g", "-C", "force-frame-pointers=no"];
+    dwarf_built("rust-dwarf", "rustc", "work.rs", &flags, &[]);
+}
+
+#[test]
+fn python_dwarf() {
+    skip_unless_perf!();
+    let code = "import json\nd=[{'k': i, 'v': str(i)*3} for i in range(30000)]\nfor _ in range(4): json.loads(json.dumps(d))";
+    dwarf(
+        "python-dwarf",
+        TempDir::new("python-dwarf"),
+        &["/usr/bin/python3", "-c", code],
+    );
+}
+
 #[test]
 fn cxx_demangled() {
     skip_unless_perf!();

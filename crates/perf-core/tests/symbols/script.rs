@@ -40,6 +40,12 @@ pub fn frame_line(node: &CallchainNode) -> String {
     )
 }
 
+/// perf script prints the sample's call chain (else its ip alone): it
+/// has recorded words, or a user stack to unwind.
+fn has_chain(ev: &Event<'_>) -> bool {
+    !ev.record.sample.callchain.is_empty() || ev.user_stack().is_some()
+}
+
 /// Frames whose symbol name was demangled, by output line: (the name we
 /// show, the name in the symbol table).
 pub type Demangled = std::collections::HashMap<usize, (String, String)>;
@@ -77,7 +83,7 @@ pub fn ip_sym_dso(data: &Path, conf: SymbolConf) -> (String, Demangled) {
         // perf script resolves the sample's own ip first (machine__resolve),
         // then the call chain.
         let al = ev.resolve();
-        if ev.record.sample.callchain.is_empty() {
+        if !has_chain(ev) {
             let dso = al.map.as_ref().map_or("[unknown]", |m| m.dso_name(false));
             let ip = ev.record.sample.ip;
             out.push_str(&format!(" {:16x} {} ({})", ip, sym_off(&al), dso));
@@ -104,7 +110,7 @@ pub fn ip_sym_dso(data: &Path, conf: SymbolConf) -> (String, Demangled) {
 pub fn ip_srcline(data: &Path, conf: SymbolConf) -> String {
     let mut out = String::new();
     each_sample(data, conf, |ev| {
-        if ev.record.sample.callchain.is_empty() {
+        if !has_chain(ev) {
             return;
         }
         let _ = ev.resolve();
