@@ -203,3 +203,69 @@ def test_symfs_keyword(recs, ours_env, tmp_path):
     env = dict(ours_env, PERF_SYMBOL_SYMFS=str(tmp_path))
     assert ours(env, path) == mine
     assert any(m["sym"] for m in ours(ours_env, path) if m["dso"] and m["dso"].endswith("/work"))
+
+
+FLAMEGRAPH = Path("/usr/lib/perf-core/scripts/python/flamegraph.py")
+
+
+def collapsed(tree):
+    """The stacks of a flame graph tree as stackcollapse.py writes them
+    (`comm;outer;...;leaf count`, sorted): the comm without its " (pid)",
+    spaces as "_", ";" in names as ":"."""
+    counts = {}
+
+    def walk(node, path):
+        if node["v"]:
+            key = ";".join(path)
+            counts[key] = counts.get(key, 0) + node["v"]
+        for c in node["c"]:
+            walk(c, path + [c["n"].replace(";", ":")])
+
+    for proc in tree["c"]:
+        comm = proc["n"].rsplit(" (", 1)[0] if proc["l"] != "kernel" else proc["n"]
+        walk(proc, [comm.replace(" ", "_")])
+    return ["%s %d" % (k, counts[k]) for k in sorted(counts)]
+
+
+def test_flamegraph_equals_perfs(recs, ours_env):
+    """tests/symbols/scripts/flamegraph.py (the perf.data API) writes the
+    tree perf 6.1's flamegraph.py writes for the same file (JSON), and its
+    stacks are the ones stackcollapse.py counts."""
+    if not FLAMEGRAPH.exists():
+        pytest.skip("perf's flamegraph.py is not installed")
+    for name in ("c_g", "cxx_g", "c_dwarf"):
+        path = recs.files[name]
+        p = subprocess.run([sys.executable, str(SCRIPTS / "flamegraph.py"), "-i", str(path),
+                            "-f", "json", "-o", "-"],
+                           env=ours_env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        mine = json.loads(p.stdout)
+        theirs = json.loads(recs.script(path, *script_args(name), "-s", str(FLAMEGRAPH), "--",
+                                        "-f", "json", "-o", "-"))
+        assert mine == theirs, name
+        assert sum(len(c["c"]) for c in mine["c"]) > 0
+        if STACKCOLLAPSE.exists():
+            stacks = recs.script(path, *script_args(name), "-s", str(STACKCOLLAPSE))
+            assert collapsed(mine) == stacks.splitlines(), name
+
+
+def test_flamegraph_html(recs, ours_env, tmp_path):
+    """--format html fills perf's template: the options and the tree where
+    its two markers were."""
+    template = tmp_path / "t.html"
+    template.write_text("<script>var o = /** @options_json **/; "
+                        "var s = /** @flamegraph_json **/;</script>")
+    out = tmp_path / "fg.html"
+    p = subprocess.run([sys.executable, str(SCRIPTS / "flamegraph.py"), "-i",
+                        str(recs.files["c_g"]), "--template", str(template), "-o", str(out)],
+                       env=ours_env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    html = out.read_text()
+    options = json.loads(html.split("var o = ", 1)[1].split("; var s", 1)[0])
+    tree = json.loads(html.split("var s = ", 1)[1].rsplit(";</script>", 1)[0])
+    assert options["colorscheme"] == "blue-green" and "# os_release: " in options["context"]
+    assert tree["n"] == "all" and tree["c"]
+    missing = subprocess.run([sys.executable, str(SCRIPTS / "flamegraph.py"), "-i",
+                              str(recs.files["c_g"]), "--template", str(tmp_path / "none")],
+                             env=ours_env, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
