@@ -15,7 +15,6 @@
 //! | `module.rs` | the single-phase `PyInit_perf` | pyo3's `#[pymodule]` is multi-phase, which Ubuntu's wrapper cannot load (docs/design.md) |
 //! | `tracepoint_sample.rs` | a class per tracepoint format, with a getset per field and a `tp_getattro` that answers the members first | pyo3 cannot make classes at run time; without the `tp_getattro`, +14 % per event on a loop reading four members |
 //! | `memory_view.rs` | a read-only memoryview of a Rust buffer | without it `read_columns()` makes a `bytes` per column and call: +6 % instructions, and page faults that cost ~40 % of its events/s |
-//! | `gc_untrack.rs` | takes `perf.callchain` and `perf.callchain_node` objects (which hold only strings) out of the cyclic GC | every pyo3 class is a GC type; the collector traversing the memo's nodes was 5 % of the stack collapser's instructions |
 //! | `c_entry.rs` | the frame of `tracepoint_sample.rs`'s C entry points | (no panic unwinds into CPython) |
 //!
 //! One more speed trick is safe code: `recycler.rs` refills event objects
@@ -40,7 +39,6 @@ mod evsel;
 mod evsel_args;
 mod evsel_name;
 mod functions;
-mod gc_untrack;
 mod memory_view;
 mod module;
 mod parse_events;

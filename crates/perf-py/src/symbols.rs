@@ -24,7 +24,6 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyIterator, PyString, PyTuple};
 
-use crate::gc_untrack;
 use crate::sequence::sequence_index;
 
 /// What a sample keeps of its machine, for what reads it later (symbols,
@@ -192,20 +191,14 @@ impl SampleOrigin {
                 // they set off may run code that reads the session).
                 let nodes = std::mem::take(&mut resolved.nodes)
                     .into_iter()
-                    .map(|node| {
-                        let node = Bound::new(py, PyCallchainNode::new(py, node))?;
-                        gc_untrack::untrack(&node);
-                        Ok(node)
-                    })
+                    .map(|node| Bound::new(py, PyCallchainNode::new(py, node)))
                     .collect::<PyResult<Vec<_>>>()?;
-                let c = Bound::new(
+                let c = Py::new(
                     py,
                     PyCallchain {
                         nodes: PyTuple::new(py, nodes)?.unbind(),
                     },
                 )?;
-                gc_untrack::untrack(&c);
-                let c = c.unbind();
                 let mut memo = self
                     .source
                     .memo
@@ -303,9 +296,6 @@ pub struct PyCallchain {
     nodes: Py<PyTuple>,
 }
 
-// A tuple of nodes, which hold strings.
-impl gc_untrack::Acyclic for PyCallchain {}
-
 #[pymethods]
 impl PyCallchain {
     fn __len__(&self, py: Python<'_>) -> usize {
@@ -339,9 +329,6 @@ pub struct PyCallchainNode {
     symbol: Py<PyString>,
     dso: PyOnceLock<Py<PyString>>,
 }
-
-// Its name strings only.
-impl gc_untrack::Acyclic for PyCallchainNode {}
 
 impl PyCallchainNode {
     fn new(py: Python<'_>, node: CallchainNode) -> Self {

@@ -17,6 +17,12 @@ import perf
 lines = collections.Counter()
 opts = None
 session = None
+# The line of each (callchain, comm) seen lately: the session gives the
+# samples of one stack in one address space one shared perf.callchain, so
+# most samples find theirs here. The chains kept are its keys (alive, so
+# their ids are not reused); bounded like the session's own memo.
+stacks = {}
+STACKS = 8192
 
 
 def tidy_function_name(sym, dso):
@@ -26,28 +32,45 @@ def tidy_function_name(sym, dso):
     return sym
 
 
+def comm_of(sample):
+    thread = session.find_thread(sample.sample_pid, sample.sample_tid)
+    comm = (thread.comm() if thread is not None else "") or ""
+    comm = comm.replace(" ", "_")
+    sep = "-"
+    if opts.include_pid:
+        comm += sep + str(sample.sample_pid)
+        sep = "/"
+    if opts.include_tid:
+        comm += sep + str(sample.sample_tid)
+    return comm
+
+
 def process_event(sample):
     chain = sample.callchain
+    comm = comm_of(sample) if opts.include_comm else None
+    if chain is not None:
+        key = (chain, comm)
+        line = stacks.get(key)
+        if line is None:
+            if len(stacks) >= STACKS:
+                stacks.clear()
+            line = stacks[key] = stack_line(sample, chain, comm)
+        lines[line] += 1
+    else:
+        lines[stack_line(sample, chain, comm)] += 1
+
+
+def stack_line(sample, chain, comm):
     if chain is None:
         stack = [tidy_function_name(sample.symbol, sample.dso)]
     elif opts.annotate_kernel:
         stack = [tidy_function_name(node.symbol, node.dso) for node in chain]
     else:
-        # tidy_function_name inline: a frame's symbol is never None
-        # ("[unknown]"); a call per frame is 20 % of the script's time.
+        # a frame's symbol is never None ("[unknown]")
         stack = [node.symbol.replace(";", ":") for node in chain]
-    if opts.include_comm:
-        thread = session.find_thread(sample.sample_pid, sample.sample_tid)
-        comm = (thread.comm() if thread is not None else "") or ""
-        comm = comm.replace(" ", "_")
-        sep = "-"
-        if opts.include_pid:
-            comm += sep + str(sample.sample_pid)
-            sep = "/"
-        if opts.include_tid:
-            comm += sep + str(sample.sample_tid)
+    if comm is not None:
         stack.append(comm)
-    lines[";".join(reversed(stack))] += 1
+    return ";".join(reversed(stack))
 
 
 def main():
