@@ -24,7 +24,8 @@ if [ "${1:-}" = "--list" ]; then
 fi
 destdir=${DESTDIR:-build/stage}
 sysroot=${PERF_PYTHON_SYSROOT:-/}
-perf_abi="${CARGO_TARGET_DIR:-target}/release/perf-abi"
+. scripts/profile.sh
+perf_abi="$profile_dir/perf-abi"
 
 discover() {
     uname -r
@@ -49,7 +50,7 @@ else
 fi
 
 if [ ! -x "$perf_abi" ]; then
-    cargo build --release --quiet -p perf-abi
+    cargo build --profile "$build_profile" --quiet -p perf-abi
 fi
 
 for r in "${releases[@]}"; do

@@ -6,6 +6,7 @@
 #
 #   PERF_PYTHON_OUT   where the builds go (default build/releases)
 #   CARGO_TARGET_DIR  cargo's target directory (default target)
+#   PERF_BUILD_PROFILE  release (default) or stamp (scripts/profile.sh)
 #
 # Builds for different releases relink the same target/release/libperf.so, so
 # the build and the copy hold a lock on the target directory, and the copy is
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
 out="${PERF_PYTHON_OUT:-build/releases}/$release"
 export CARGO_TARGET_DIR="$target"
+. scripts/profile.sh
 export PYO3_BUILD_EXTENSION_MODULE=1
 export PERF_PYTHON_TARGET_RELEASE="$release"
 mkdir -p "$target" "$out"
@@ -27,15 +29,15 @@ version=$(cargo metadata --no-deps --format-version 1 2>/dev/null \
     # a copy of target/release, same profile: cargo then reuses every
     # dependency and rebuilds only what the release stamp changes (5 s of CPU
     # instead of a minute; the copy is taken under target's build lock).
-    if [ ! -e "$target/release" ] && [ -d target/release ] \
+    if [ "$build_profile" = release ] && [ ! -e "$target/release" ] && [ -d target/release ] \
         && [ "$(realpath "$target")" != "$(realpath target)" ]; then
         rm -rf "$target/release.tmp"
         (flock 8; cp -a target/release "$target/release.tmp") 8> target/.perf-python-build.lock
         mv "$target/release.tmp" "$target/release"
     fi
-    cargo build --release --quiet -p perf-py -p perf-abi
-    cp "$target/release/libperf.so" "$out/perf.abi3.so.tmp"
-    "$target/release/perf-abi" manifest "$release" "$version" > "$out/perf-python.toml.tmp"
+    cargo build --profile "$build_profile" --quiet -p perf-py -p perf-abi
+    cp "$profile_dir/libperf.so" "$out/perf.abi3.so.tmp"
+    "$profile_dir/perf-abi" manifest "$release" "$version" > "$out/perf-python.toml.tmp"
 ) 9> "$target/.perf-python-build.lock"
 stamped=$(python3 - "$out/perf.abi3.so.tmp" <<'EOF'
 import importlib.machinery, importlib.util, sys

@@ -9,13 +9,15 @@
 #   --links-only  only the flavour links of RELEASE, to the ABI directory
 #                 another flavour of the same ABI installed
 # The build is read from $PERF_PYTHON_OUT/<release> (default build/releases),
-# the ABI from perf-abi ($CARGO_TARGET_DIR/release/perf-abi, default target/).
+# the ABI from perf-abi (under $CARGO_TARGET_DIR, default target/, in the
+# directory of $PERF_BUILD_PROFILE: scripts/profile.sh).
 set -euo pipefail
 destdir=${1:?usage: install.sh DESTDIR RELEASE [--no-loader|--only-loader|--links-only]}
 release=${2:?usage: install.sh DESTDIR RELEASE [--no-loader|--only-loader|--links-only]}
 mode=${3:-}
 cd "$(dirname "$0")/.."
-perf_abi="${CARGO_TARGET_DIR:-target}/release/perf-abi"
+. scripts/profile.sh
+perf_abi="$profile_dir/perf-abi"
 
 if [ "$mode" != "--only-loader" ]; then
     abi=$("$perf_abi" abi "$release")

@@ -19,17 +19,15 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "build", "abi-test")
+import stamped_builds
+
 KERNEL = os.uname().release
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="opens CPU-wide software events: needs root")
 
 
 def build(release):
-    env = dict(os.environ, PERF_PYTHON_OUT=OUT, CARGO_TARGET_DIR=os.path.join(ROOT, "build", "cargo-alt"))
-    subprocess.run([os.path.join(ROOT, "scripts", "build.sh"), release], env=env, check=True, cwd=ROOT)
-    return os.path.join(OUT, release, "perf.abi3.so")
+    return str(stamped_builds.build(release) / "perf.abi3.so")
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,9 @@ tests/kernels/guest.py follows in each guest.
 
 * `stage()`: the extension built for the host's release, every guest release
   (tests/kernels/kernels.txt) and NEWEST (a build that knows every row of the
-  feature table), by scripts/build.sh in the loader tests' cargo target
-  directory (build/cargo-alt); the host's and the guests' installed side by
-  side with the loader under build/kernels/root by scripts/install.sh, as
-  scripts/build-all.sh lays them out. A build newer than every source file is
-  reused.
+  feature table), by tests/stamped_builds.py; the host's and the guests'
+  installed side by side with the loader under build/kernels/root by
+  scripts/install.sh, as scripts/build-all.sh lays them out.
 * `rows_newer_than(release)`: every attr row the release lacks, with the
   `perf.evsel` keywords that set it and what the kernel must answer.
 * `debs(releases)`: the Debian packages for `releases` (scripts/deb.sh into
@@ -19,18 +17,15 @@ tests/kernels/guest.py follows in each guest.
 import errno
 import json
 import os
-import shutil
 import subprocess
 import tomllib
 from pathlib import Path
 
+import stamped_builds
 from kernels.vm import REPO
 
-TARGET = REPO / "build" / "cargo-alt"
 OUT = REPO / "build" / "kernels"
-RELEASES_OUT = OUT / "releases"
 ROOT = OUT / "root"
-PERF_ABI = TARGET / "release" / "perf-abi"
 FEATURES = REPO / "crates" / "perf-abi" / "data" / "features.toml"
 # Newer than every row of the feature table (checked by the tests).
 NEWEST = "7.0.0-1-generic"
@@ -42,42 +37,20 @@ class StageFailed(Exception):
     """A build or the install failed; the message has its output."""
 
 
-def _env():
-    return dict(os.environ, CARGO_TARGET_DIR=str(TARGET), PERF_PYTHON_OUT=str(RELEASES_OUT))
-
-
 def _sh(cmd):
-    p = subprocess.run(cmd, cwd=REPO, env=_env(), capture_output=True, text=True)
+    p = subprocess.run(cmd, cwd=REPO, env=stamped_builds.env(), capture_output=True, text=True)
     if p.returncode != 0:
         raise StageFailed(f"{' '.join(map(str, cmd))} failed (rc {p.returncode}):\n"
                           f"{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
     return p.stdout
 
 
-def _newest_source():
-    paths = [REPO / "Cargo.toml", REPO / "Cargo.lock", *(REPO / "crates").rglob("*")]
-    return max(p.stat().st_mtime for p in paths if p.is_file())
-
-
-def _fresh(out):
-    so, manifest = out / "perf.abi3.so", out / "perf-python.toml"
-    return so.exists() and manifest.exists() and so.stat().st_mtime > _newest_source()
-
-
 def build(release):
-    """The directory holding perf.abi3.so and perf-python.toml for `release`:
-    reused while fresh, else `make build`'s (build/releases) when that is
-    for this release and fresh, else built."""
-    out = RELEASES_OUT / release
-    made = REPO / "build" / "releases" / release
-    if not _fresh(out):
-        if _fresh(made):
-            out.mkdir(parents=True, exist_ok=True)
-            for name in ("perf.abi3.so", "perf-python.toml"):
-                shutil.copy2(made / name, out / name)
-        else:
-            _sh([REPO / "scripts" / "build.sh", release])
-    return out
+    """The directory holding perf.abi3.so and perf-python.toml for `release`."""
+    try:
+        return stamped_builds.build(release)
+    except stamped_builds.BuildFailed as e:
+        raise StageFailed(str(e)) from None
 
 
 def stage(guests):
@@ -85,12 +58,11 @@ def stage(guests):
     guests' under ROOT (recreated). Returns ROOT."""
     host = os.uname().release
     build(NEWEST)
-    if not PERF_ABI.exists():  # NEWEST was reused from a target directory since cleaned
-        _sh(["cargo", "build", "--release", "--quiet", "-p", "perf-abi"])
+    perf_abi = stamped_builds.perf_abi()
     subprocess.run(["rm", "-rf", str(ROOT)], check=True)
     abis = set()
     for release in dict.fromkeys([host, *guests]):
-        abi = _sh([PERF_ABI, "abi", release]).strip()
+        abi = _sh([perf_abi, "abi", release]).strip()
         if abi not in abis:
             build(release)
         _sh([REPO / "scripts" / "install.sh", ROOT, release,
@@ -102,7 +74,7 @@ def stage(guests):
 
 def manifest(release):
     """perf-abi's manifest for `release` (version, attr size, features)."""
-    return tomllib.loads(_sh([PERF_ABI, "manifest", release, "0"]))
+    return tomllib.loads(_sh([stamped_builds.perf_abi(), "manifest", release, "0"]))
 
 
 def table():

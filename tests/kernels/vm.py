@@ -16,6 +16,8 @@ the kernel failed, or the boot took longer than `boot_timeout`) from a command
 that failed (`GuestRun.rc != 0`) or hung (`GuestRun.timed_out`).
 """
 
+import atexit
+import concurrent.futures
 import dataclasses
 import os
 import shlex
@@ -23,7 +25,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import queue
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -34,6 +38,10 @@ KERNELS_TXT = REPO / "tests" / "kernels" / "kernels.txt"
 # generous, because TCG on a busy 2-core machine is slow (docs/kernels.md).
 BOOT_TIMEOUT = 300
 TIMEOUT = 900
+# The vng processes running now: stopped at exit, so that a test run
+# interrupted while guests boot on other threads (test_quick.py) leaves no
+# QEMU behind.
+_running = set()
 
 
 class Unavailable(Exception):
@@ -120,6 +128,40 @@ def _stop(proc):
     proc.wait()
 
 
+@atexit.register
+def _stop_running():
+    for proc in list(_running):
+        _stop(proc)
+
+
+def boot_all(releases, boot_one, *, at_once):
+    """Runs `boot_one(release)` for every release, `at_once` at a time, in
+    the order given, on daemon threads (an interrupted run does not wait
+    for them; the QEMUs they started are stopped at exit). Returns
+    {release: concurrent.futures.Future} of the results."""
+    futures = {release: concurrent.futures.Future() for release in releases}
+    todo = queue.SimpleQueue()
+    for release in releases:
+        todo.put(release)
+
+    def work():
+        while True:
+            try:
+                release = todo.get_nowait()
+            except queue.Empty:
+                return
+            future = futures[release]
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(boot_one(release))
+                except BaseException as e:  # pytest's skip and fail are BaseExceptions
+                    future.set_exception(e)
+
+    for _ in range(at_once):
+        threading.Thread(target=work, daemon=True).start()
+    return futures
+
+
 def boot(release, command, *, cpus=2, memory="2G", files=None, overlays=(),
          boot_timeout=BOOT_TIMEOUT, timeout=TIMEOUT):
     """Boots `release` with `cpus` CPUs and runs the shell `command` in it as
@@ -161,11 +203,14 @@ def _watch(release, cpus, cmd, run, boot_timeout, timeout, given):
     with open(console_path, "w") as console:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=console,
                                 stderr=subprocess.STDOUT, start_new_session=True)
+        _running.add(proc)
         try:
             booted_at, timed_out = _wait(proc, run, start, boot_timeout, timeout)
         except BaseException:  # the test run interrupted
             _stop(proc)
             raise
+        finally:
+            _running.discard(proc)
     seconds = time.monotonic() - start
     console_text = _read(console_path)
     if booted_at is None:

@@ -3,49 +3,35 @@
 
 import importlib
 import importlib.util
-import subprocess
 import sys
 import warnings
 
 import pytest
 
-from loader_helpers import BUILDS, LOADER, RELEASES, REPO, Root, build_env
-
-
-def _newest_source():
-    """The newest mtime among the inputs of a build."""
-    paths = [REPO / "Cargo.toml", REPO / "Cargo.lock"]
-    for crate in (REPO / "crates").iterdir():
-        paths.extend(p for p in crate.rglob("*") if p.is_file())
-    return max(p.stat().st_mtime for p in paths if p.exists())
+import stamped_builds
+from loader_helpers import LOADER, RELEASES, Root
 
 
 @pytest.fixture(scope="session")
 def builds():
-    """release -> directory holding perf.abi3.so and perf-python.toml, built
-    by scripts/build.sh (each build for another release recompiles perf-py).
+    """release -> directory holding perf.abi3.so and perf-python.toml
+    (tests/stamped_builds.py).
 
-    A build newer than every source file is reused, as make would. If the
-    build fails while an older build exists (the tree is being edited), the
-    older one is used with a warning: these tests are about the loader, and
-    any real build stamped for the release shows which one it picked.
+    If a build fails while an older build exists (the tree is being edited),
+    the older one is used with a warning: these tests are about the loader,
+    and any real build stamped for the release shows which one it picked.
     """
     out = {}
-    newest = _newest_source()
     for release in RELEASES:
-        so = BUILDS / release / "perf.abi3.so"
-        have = so.exists() and (BUILDS / release / "perf-python.toml").exists()
-        if have and so.stat().st_mtime > newest:
-            out[release] = BUILDS / release
-            continue
-        p = subprocess.run([str(REPO / "scripts" / "build.sh"), release], cwd=REPO,
-                           env=build_env(), capture_output=True, text=True)
-        if p.returncode != 0:
-            if not have:
-                pytest.fail(f"scripts/build.sh {release} failed:\n{p.stdout}\n{p.stderr}", pytrace=False)
-            warnings.warn(f"scripts/build.sh {release} failed; using the older build {so}:\n"
-                          + p.stderr[-800:])
-        out[release] = BUILDS / release
+        try:
+            out[release] = stamped_builds.build(release)
+        except stamped_builds.BuildFailed as e:
+            older = stamped_builds.OUT / release
+            if not all((older / name).exists() for name in stamped_builds.FILES):
+                pytest.fail(str(e), pytrace=False)
+            warnings.warn(f"{e}\nusing the older build in {older}")
+            out[release] = older
+    stamped_builds.perf_abi()  # the scripts these tests run (install.sh) read the ABI with it
     return out
 
 

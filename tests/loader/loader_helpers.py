@@ -3,11 +3,8 @@
 for several kernel releases, staged roots (tmp_path) in the distro layout, and
 subprocesses that run `import perf` under a staged root.
 
-Builds: scripts/build.sh, once per session per release, into
-build/test-loader/releases with its own cargo target directory
-(build/cargo-alt), so that the relinks for other releases never disturb
-target/release/libperf.so, which the rest of the tests use. Each build's
-perf.__build__["kernel_release"] proves which one the loader picked.
+Builds: tests/stamped_builds.py, once per source tree per release. Each
+build's perf.__build__["kernel_release"] proves which one the loader picked.
 """
 
 import json
@@ -22,9 +19,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 LOADER = REPO / "loader" / "perf"
 INFO = REPO / "loader" / "bin" / "perf-python-info"
-TARGET = REPO / "build" / "cargo-alt"
-BUILDS = REPO / "build" / "test-loader" / "releases"
-PERF_ABI = TARGET / "release" / "perf-abi"
 
 # Three releases of three shapes: Debian, Ubuntu, and an ABI with no flavour.
 OLD = "6.1.0-18-amd64"
@@ -35,10 +29,6 @@ ABIS = {OLD: "6.1.0-18", MID: "6.8.0-31", NEW: "6.18.44-fc-v595"}
 
 PYENV = Path.home() / ".pyenv" / "versions"
 SYSTEM_PYTHON = "/usr/bin/python3"
-
-
-def build_env():
-    return dict(os.environ, CARGO_TARGET_DIR=str(TARGET), PERF_PYTHON_OUT=str(BUILDS))
 
 
 class Root:

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from loader_helpers import PERF_ABI
+import stamped_builds
 
 RELEASES = [
     "6.8.0-31-generic", "6.8.0-31-generic-64k", "6.8.0-1009-aws", "6.1.0-18-amd64",
@@ -27,9 +27,8 @@ RELEASES = [
 
 @pytest.fixture(scope="module")
 def perf_abi(builds):
-    """perf-abi from the build fixture's target directory."""
-    assert PERF_ABI.exists()
-    return str(PERF_ABI)
+    """perf-abi of the stamped builds."""
+    return str(stamped_builds.perf_abi())
 
 
 def ask(perf_abi, *args):

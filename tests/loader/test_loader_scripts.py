@@ -10,7 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from loader_helpers import MID, NEW, OLD, PERF_ABI, REPO, build_env, clean_env, run_import
+from loader_helpers import MID, NEW, OLD, REPO, clean_env, run_import
+from stamped_builds import PERF_ABI
+from stamped_builds import env as build_env
 
 
 def test_install_sh_layout_is_what_the_loader_reads(tmp_path, builds):

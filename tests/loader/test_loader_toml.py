@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from loader_helpers import MID, OLD, PERF_ABI, pyenv_python, run_import
+from loader_helpers import MID, OLD, pyenv_python, run_import
+from stamped_builds import PERF_ABI
 
 tomllib = pytest.importorskip("tomllib")
 

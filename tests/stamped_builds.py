@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Builds of the extension stamped for kernel releases other than the staged
+install's, for the tests that load them (the loader, ABI honesty, the real
+kernels): one place, so that a release two test families need is built once.
+
+`build(release)` returns the directory holding perf.abi3.so and
+perf-python.toml for `release`, made by scripts/build.sh with the stamp
+profile (Cargo.toml: the dev profile's code, about 1 s per release) in one
+cargo target directory of their own (build/cargo-alt), so that the builds
+for other releases never disturb target/release/libperf.so, which the rest
+of the tests use. A build newer than every source file is reused, as make
+would; `make build`'s build of the same release (build/releases) is copied
+when fresh. A lock makes sessions that run at once take turns.
+"""
+
+import fcntl
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET = REPO / "build" / "cargo-alt"
+OUT = REPO / "build" / "stamped"
+PROFILE = "stamp"
+PERF_ABI = TARGET / PROFILE / "perf-abi"
+FILES = ("perf.abi3.so", "perf-python.toml")
+
+
+class BuildFailed(Exception):
+    """scripts/build.sh failed; the message has its output."""
+
+
+def env():
+    """The environment of scripts/build.sh, install.sh and build-all.sh for
+    these builds."""
+    return dict(os.environ, CARGO_TARGET_DIR=str(TARGET), PERF_PYTHON_OUT=str(OUT),
+                PERF_BUILD_PROFILE=PROFILE)
+
+
+def newest_source():
+    """The newest mtime among the inputs of a build."""
+    paths = [REPO / "Cargo.toml", REPO / "Cargo.lock", *(REPO / "crates").rglob("*")]
+    return max(p.stat().st_mtime for p in paths if p.is_file())
+
+
+def fresh(directory):
+    """Whether `directory` holds a build newer than every source file."""
+    files = [Path(directory) / name for name in FILES]
+    return all(f.exists() for f in files) and files[0].stat().st_mtime > newest_source()
+
+
+def build(release):
+    """The directory of the build stamped for `release` (see the module)."""
+    out = OUT / release
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fresh(out):
+            return out
+        made = REPO / "build" / "releases" / release
+        if fresh(made):
+            out.mkdir(exist_ok=True)
+            for name in FILES:
+                shutil.copy2(made / name, out / name)
+            return out
+        p = subprocess.run([str(REPO / "scripts" / "build.sh"), release], cwd=REPO, env=env(),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise BuildFailed(f"scripts/build.sh {release} failed (rc {p.returncode}):\n"
+                              f"{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+        return out
+
+
+def perf_abi():
+    """perf-abi of these builds (built with them; built alone if missing)."""
+    if not PERF_ABI.exists():
+        subprocess.run(["cargo", "build", "--profile", PROFILE, "--quiet", "-p", "perf-abi"],
+                       cwd=REPO, env=env(), check=True)
+    return PERF_ABI
