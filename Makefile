@@ -30,10 +30,11 @@ test-rust:
 
 # Seconds of the robustness sweep (random records, model rings honest and
 # adversarial, perf.data files generated and mutated; `make fuzz` runs it
-# for longer), so CI catches what it finds.
+# for longer), so CI catches what it finds. The dev profile: debug
+# assertions on, and a cold build is quicker than the run is slower.
 test-sweep:
-	cd $(FUZZ_DIR) && cargo build --release --quiet --no-default-features --bin sweep && \
-		./target/release/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
+	cd $(FUZZ_DIR) && cargo build --quiet --no-default-features --bin sweep && \
+		./target/debug/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
 
 # -rs: why each skipped test could not run here; --durations: where CI's time goes.
 test-python: build
@@ -44,8 +45,9 @@ test-python: build
 
 # The wheel (pyproject.toml, docs/packaging.md): built with the pinned maturin
 # and checked with auditwheel, installed in a fresh venv of each CPython >= 3.10
-# (tests/wheel), then the side-by-side suite (and tests/perfdata) run against
-# it in fresh venvs of the oldest and the newest (scripts/test-wheel.sh).
+# (tests/wheel), then the side-by-side suite and tests/perfdata run against
+# it in a fresh venv of the oldest, the side-by-side suite in one of the
+# newest (scripts/test-wheel.sh).
 test-wheel: setup
 	@scripts/test-wheel.sh
 
