@@ -51,8 +51,8 @@ test-python: build
 test-wheel: setup
 	@scripts/test-wheel.sh
 
-# Real Debian kernels under QEMU (docs/kernels.md): one boot per kernel, every
-# check in one guest command, about 3 minutes; skips with the reason where
+# Real Debian kernels under QEMU (docs/kernels.md): one boot per kernel, two
+# at a time, every check in one guest command, about a minute; skips with the reason where
 # QEMU cannot boot them. test-kernels adds the .debs installed with dpkg in
 # each guest, the other CPU count and the side-by-side suite on 6.1.
 test-kernels-quick:
