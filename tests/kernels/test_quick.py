@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The multi-kernel host on real kernels: one boot per kernel of
 tests/kernels/kernels.txt (two 6.1 ABIs, two 6.12 ABIs), two at a time, all
-its checks in one guest command (tests/kernels/guest.py). Builds for the host and every
-guest are installed side by side in one staged root, which each guest reads.
+its checks in one guest command (tests/kernels/guest.py). Builds for the
+host and every guest are installed side by side in one staged root, which
+each guest reads.
 
 In each guest:
 * /usr/bin/python3's `import perf` loads that kernel's exact build, without

@@ -20,12 +20,12 @@ import atexit
 import concurrent.futures
 import dataclasses
 import os
+import queue
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import queue
 import tempfile
 import threading
 import time
