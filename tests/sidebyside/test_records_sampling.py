@@ -122,23 +122,23 @@ def throttle_records(run):
 
 def test_throttle_records(module, throttling):
     """What the kernel guarantees of throttling one event: THROTTLE and
-    UNTHROTTLE alternate, starting with THROTTLE, each logged on the event's
-    CPU while the sampled child runs, with the event's id (id == stream_id:
-    not inherited) and a time no later than the trailer's. A full ring drops
-    records like any other (a slow reader on a busy machine saw UNTHROTTLE
-    first): after a lost record the next one may be either."""
+    UNTHROTTLE records, the first a THROTTLE (only a throttle sets what an
+    unthrottle clears), each logged on the event's CPU while the sampled
+    child runs, with the event's id (id == stream_id: not inherited) and a
+    time no later than the trailer's. A full ring drops records like any
+    other (a slow reader on a busy machine saw UNTHROTTLE first): after a
+    lost record the next one may be either. They need not alternate: since
+    Linux 6.16's rework of throttling, an event that is not active is
+    unthrottled without a record and cpu-clock is not stopped when
+    throttled, so a THROTTLE can follow a THROTTLE (seen on 6.18 under load,
+    with both modules)."""
     got = sampled(module, "throttle")
     child = got["child"]
     records = throttle_records(got)
     types = [e["type"] for e in records]
     assert 5 in types and 6 in types, got["counts"]
-    want = 5
-    for e in got["others"]:
-        if e["class"] == "lost_event":
-            want = None
-        elif e["class"] == "throttle_event":
-            assert want in (None, e["type"]), (types, got["others"])
-            want = 11 - e["type"]  # THROTTLE (5) <-> UNTHROTTLE (6)
+    first = next(e for e in got["others"] if e["class"] in ("lost_event", "throttle_event"))
+    assert first["class"] == "lost_event" or first["type"] == 5, (types, got["others"])
     for e in records:
         check_repr(e)
         assert [e["sample_pid"], e["sample_tid"], e["sample_cpu"]] == [child, child, got["cpu"]]
