@@ -39,8 +39,11 @@ def env():
 
 
 def newest_source():
-    """The newest mtime among the inputs of a build."""
-    paths = [REPO / "Cargo.toml", REPO / "Cargo.lock", *(REPO / "crates").rglob("*")]
+    """The newest mtime among the inputs of a build (not the fuzz workspace's
+    target directory, which make test-sweep writes)."""
+    crates = REPO / "crates"
+    paths = [REPO / "Cargo.toml", REPO / "Cargo.lock",
+             *(p for p in crates.rglob("*") if "target" not in p.relative_to(crates).parts)]
     return max(p.stat().st_mtime for p in paths if p.is_file())
 
 
