@@ -12,31 +12,40 @@ use std::process::{Command, Stdio};
 
 use perf_core::symbol::demangle::cplus_demangle;
 
-/// The C++ and Rust names `file` defines: its symbol table, or, where it
-/// was stripped, its dynamic symbols (nm on every library twice took most
-/// of the test's time).
-fn names_of(file: &Path, out: &mut BTreeSet<String>) {
-    let before = out.len();
+/// The C++ and Rust names `files` define: each file's symbol table, or,
+/// where it gave none, its dynamic symbols. nm reads many files a run: a
+/// run per file, each loading binutils' plugins (libLLVM among them), took
+/// two thirds of the test's time.
+fn names_of(files: &[PathBuf], out: &mut BTreeSet<String>) {
+    let mut pending: Vec<&PathBuf> = files.iter().collect();
     for args in [&["--defined-only"][..], &["-D", "--defined-only"][..]] {
-        if out.len() > before {
-            break;
-        }
-        let Ok(o) = Command::new("nm")
-            .args(args)
-            .arg(file)
-            .stderr(Stdio::null())
-            .output()
-        else {
-            return;
-        };
-        for l in String::from_utf8_lossy(&o.stdout).lines() {
-            if let Some(name) = l.split_whitespace().nth(2) {
+        let mut named = BTreeSet::new();
+        for chunk in pending.chunks(256) {
+            let Ok(o) = Command::new("nm")
+                .arg("--print-file-name")
+                .args(args)
+                .args(chunk)
+                .stderr(Stdio::null())
+                .output()
+            else {
+                return;
+            };
+            // "<file>:<address> <type> <name>"
+            for l in String::from_utf8_lossy(&o.stdout).lines() {
+                let mut fields = l.split_whitespace();
+                let (Some(first), Some(name)) = (fields.next(), fields.nth(1)) else {
+                    continue;
+                };
                 let name = name.split('@').next().unwrap_or(name);
                 if name.starts_with("_Z") || name.starts_with("_R") {
+                    if let Some((file, _)) = first.rsplit_once(':') {
+                        named.insert(file.to_owned());
+                    }
                     out.insert(name.to_owned());
                 }
             }
         }
+        pending.retain(|f| !named.contains(&*f.to_string_lossy()));
     }
 }
 
@@ -121,9 +130,7 @@ fn demangling_equals_libiberty() {
     }
     // A library's symlinks (libfoo.so, libfoo.so.1) name one file.
     let files: BTreeSet<PathBuf> = files.iter().filter_map(|f| f.canonicalize().ok()).collect();
-    for f in &files {
-        names_of(f, &mut names);
-    }
+    names_of(&files.into_iter().collect::<Vec<_>>(), &mut names);
     // Every Rust name, and an even sample of about 25 000 C++ names (the
     // whole corpus takes minutes in a debug build).
     let is_rust = |n: &str| n.starts_with("_R") || legacy_rust(n);
