@@ -135,6 +135,22 @@ def test_auditwheel_show_is_clean(wheel, tmp_path):
     assert needed and needed <= NEEDED, needed
 
 
+def test_the_extension_is_stripped(wheel, tmp_path):
+    """No symbol table and no debug sections (the linker strips the wheel's
+    build: crates/perf-py/build.rs); the dynamic symbols stay, PyInit_perf
+    among them."""
+    with zipfile.ZipFile(wheel) as z:
+        z.extract("perf/perf.abi3.so", tmp_path)
+    so = str(tmp_path / "perf/perf.abi3.so")
+    sections = re.findall(r"\]\s+(\S+)", subprocess.run(["readelf", "-SW", so], capture_output=True,
+                                                        text=True, check=True).stdout)
+    assert ".dynsym" in sections and ".text" in sections, sections
+    assert not [s for s in sections if s == ".symtab" or s.startswith(".debug")], sections
+    dynsym = subprocess.run(["readelf", "--dyn-syms", "-W", so], capture_output=True, text=True,
+                            check=True).stdout
+    assert re.search(r"\bPyInit_perf\b", dynsym)
+
+
 @pytest.mark.parametrize("version,python", pythons(), ids=[v for v, _ in pythons()])
 def test_fresh_venv(wheel, tmp_path, version, python):
     """Each CPython >= 3.10: `import perf` works, is inside the venv, is the
