@@ -31,10 +31,12 @@ test-rust:
 # Seconds of the robustness sweep (random records, model rings honest and
 # adversarial, perf.data files generated and mutated; `make fuzz` runs it
 # for longer), so CI catches what it finds. The dev profile: debug
-# assertions on, and a cold build is quicker than the run is slower.
-test-sweep:
-	cd $(FUZZ_DIR) && cargo build --quiet --no-default-features --bin sweep && \
-		./target/debug/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
+# assertions on, and a cold build is quicker than the run is slower. It is
+# built in the workspace's target directory, from the workspace's lock file
+# (fuzz-lock), so it reuses the dependencies `cargo test` built.
+test-sweep: fuzz-lock
+	cd $(FUZZ_DIR) && CARGO_TARGET_DIR=$(CURDIR)/target cargo build --quiet --no-default-features --bin sweep
+	target/debug/sweep --systematic none --random 100000 --ring 4000 --perf-data 20000
 
 # -rs: why each skipped test could not run here; --durations: where CI's time goes.
 test-python: build
@@ -115,8 +117,14 @@ FUZZ_ORDERS ?= 1000
 SWEEP ?= full
 FUZZ_DIR = crates/perf-core/fuzz
 
-.PHONY: fuzz fuzz-python fuzz-rust
+.PHONY: fuzz fuzz-python fuzz-rust fuzz-lock
 fuzz: fuzz-python fuzz-rust
+
+# The fuzz workspace (outside the main one, for cargo fuzz) starts from the
+# main lock file: the same versions of every shared dependency, with its own
+# two (libfuzzer-sys, arbitrary) added by cargo.
+fuzz-lock:
+	cp Cargo.lock $(FUZZ_DIR)/Cargo.lock
 
 fuzz-python: build
 	@rm -rf build/fuzz-root
@@ -125,7 +133,7 @@ fuzz-python: build
 	PERF_FUZZ_CALLS=$(FUZZ_CALLS) PERF_FUZZ_ORDERS=$(FUZZ_ORDERS) PERF_FUZZ_RANDOM=1 \
 		$(PYTHON) -m pytest -q tests/robustness/test_api_fuzz.py
 
-fuzz-rust:
+fuzz-rust: fuzz-lock
 	cd $(FUZZ_DIR) && cargo build --release --quiet --no-default-features --bin sweep && \
 		./target/release/sweep --systematic $(SWEEP)
 	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \

@@ -39,11 +39,12 @@ def env():
 
 
 def newest_source():
-    """The newest mtime among the inputs of a build (not the fuzz workspace's
-    target directory, which make test-sweep writes)."""
+    """The newest mtime among the inputs of a build (not the fuzz workspace,
+    which is none, and whose lock file make test-sweep writes)."""
     crates = REPO / "crates"
+    fuzz = crates / "perf-core" / "fuzz"
     paths = [REPO / "Cargo.toml", REPO / "Cargo.lock",
-             *(p for p in crates.rglob("*") if "target" not in p.relative_to(crates).parts)]
+             *(p for p in crates.rglob("*") if not p.is_relative_to(fuzz))]
     return max(p.stat().st_mtime for p in paths if p.is_file())
 
 
