@@ -6,7 +6,7 @@
 #
 #   PERF_PYTHON_OUT   where the builds go (default build/releases)
 #   CARGO_TARGET_DIR  cargo's target directory (default target)
-#   PERF_BUILD_PROFILE  release (default) or stamp (scripts/profile.sh)
+#   PERF_BUILD_PROFILE  release (default) or dev (scripts/profile.sh)
 #
 # Builds for different releases relink the same target/release/libperf.so, so
 # the build and the copy hold a lock on the target directory, and the copy is
@@ -25,8 +25,8 @@ version=$(cargo metadata --no-deps --format-version 1 2>/dev/null \
     | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="perf-py"))')
 (
     flock 9
-    # A fresh second target directory (the tests' build/cargo-alt) starts as
-    # a copy of target/release, same profile: cargo then reuses every
+    # A fresh target directory of its own (CARGO_TARGET_DIR) starts as a
+    # copy of target/release, same profile: cargo then reuses every
     # dependency and rebuilds only what the release stamp changes (5 s of CPU
     # instead of a minute; the copy is taken under target's build lock).
     if [ "$build_profile" = release ] && [ ! -e "$target/release" ] && [ -d target/release ] \
