@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 top=build/wheel
 wheel=$(scripts/wheel.sh "$top/dist")
-PERF_TEST_WHEEL=$(realpath "$wheel") "$PY" -m pytest -q -rs tests/wheel
+PERF_TEST_WHEEL=$(realpath "$wheel") "$PY" -m pytest -q -rs --durations=5 tests/wheel
 
 # The newest patch release of each minor >= 3.10, oldest minor first.
 mapfile -t pythons < <(for d in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*; do

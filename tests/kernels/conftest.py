@@ -12,10 +12,12 @@ the other guests skip at once, naming it.
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 
 from kernels import plan, vm
+from sidebyside import harness
 
 _boots = []
 # The first boot failure: later guests skip at once instead of waiting out
@@ -29,6 +31,11 @@ def guest_run(release, plan_data, *, cpus, env, python="/usr/bin/python3", **kw)
     exports = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
     command = (f"env {exports} {python} {shlex.quote(str(vm.REPO / 'tests/kernels/guest.py'))}"
                ' "$RUN/plan.json" "$RUN/result.json"')
+    root = env.get("PERF_PYTHON_SYSROOT")
+    if root is not None and not Path(root).is_relative_to(vm.REPO):
+        # A copy root may load (harness.loadable_by_root), under the host's
+        # /tmp: the guest's own /tmp hides it unless it is shared too.
+        kw["overlays"] = (*kw.get("overlays", ()), root)
     try:
         if _boot_failed:
             raise vm.Unavailable(f"an earlier guest did not boot: {_boot_failed[0]}")
@@ -53,12 +60,13 @@ def staged_env(root):
 
 @pytest.fixture(scope="session")
 def staged():
-    """Builds for the host and every guest installed side by side (plan.stage)."""
+    """Builds for the host and every guest installed side by side (plan.stage),
+    or a copy of them root may load (harness.loadable_by_root)."""
     reason = vm.missing_tools()
     if reason:
         pytest.skip(f"cannot boot kernels here: {reason}")
     try:
-        return plan.stage(vm.releases())
+        return harness.loadable_by_root(plan.stage(vm.releases()))
     except plan.StageFailed as e:
         pytest.fail(str(e), pytrace=False)
 

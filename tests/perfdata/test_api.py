@@ -82,18 +82,20 @@ def test_unreadable_file_is_permission_error(record, tmp_path):
     # A directory every user may enter (pytest's tmp_path sits in a 0700
     # one), holding a file only root may read: the file's mode refuses.
     top = Path(tempfile.mkdtemp(prefix="perf-test-unreadable-"))
-    os.chmod(top, 0o755)
-    private = top / "private.data"
-    shutil.copy(record("sw"), private)
-    os.chmod(private, 0o600)
-    got = harness.run_python("ours", f"""
+    try:
+        os.chmod(top, 0o755)
+        private = top / "private.data"
+        shutil.copy(record("sw"), private)
+        os.chmod(private, 0o600)
+        got = harness.run_python("ours", f"""
 try:
     perf.data({str(private)!r})
     result("opened")
 except PermissionError as e:
     result(["PermissionError", e.errno, e.filename])
 """, user=65534, python=harness.SYSTEM_PYTHON).check()
-    shutil.rmtree(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
     assert got == ["PermissionError", 13, str(private)]
 
 

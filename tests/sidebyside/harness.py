@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import fcntl
 import glob
+import importlib.util
 import json
 import os
 import shutil
@@ -94,19 +95,63 @@ def _stage():
     if "root" in _staged or "error" in _staged:
         return
     root = os.environ.get("PERF_TEST_ROOT")
-    if root:
-        _staged["root"] = Path(root)
-        return
-    root = REPO / "build" / "pytest-root"
-    steps = [["make", "-s", "build", f"KERNEL_RELEASE={release()}"],
-             ["scripts/install.sh", str(root), release()]]
-    shutil.rmtree(root, ignore_errors=True)
-    for cmd in steps:
-        p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-        if p.returncode != 0:
-            _staged["error"] = f"{' '.join(cmd)} failed (rc {p.returncode}):\n{p.stdout}\n{p.stderr}"
-            return
-    _staged["root"] = root
+    if not root:
+        root = REPO / "build" / "pytest-root"
+        steps = [["make", "-s", "build", f"KERNEL_RELEASE={release()}"],
+                 ["scripts/install.sh", str(root), release()]]
+        shutil.rmtree(root, ignore_errors=True)
+        for cmd in steps:
+            p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+            if p.returncode != 0:
+                _staged["error"] = f"{' '.join(cmd)} failed (rc {p.returncode}):\n{p.stdout}\n{p.stderr}"
+                return
+    _staged["root"] = loadable_by_root(Path(root))
+
+
+_loader = {}
+
+
+def loader_module():
+    """The loader's source (loader/perf/__init__.py) imported under another
+    name: its functions, without it loading anything."""
+    if "loader" not in _loader:
+        spec = importlib.util.spec_from_file_location("perf_loader_under_test",
+                                                      REPO / "loader" / "perf" / "__init__.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _loader["loader"] = module
+    return _loader["loader"]
+
+
+def copy_root(root, prefix):
+    """A copy of `root` in a fresh directory under the system's temporary
+    directory (mode 0755, owned by whoever runs the tests, removed when the
+    session ends), nothing in it writable by group or others."""
+    top = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    os.chmod(top, 0o755)
+    copy = Path(top) / "root"
+    shutil.copytree(root, copy, symlinks=True)
+    for where, dirs, files in os.walk(copy):
+        for name in [".", *dirs, *files]:
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode & ~0o022)
+    return copy
+
+
+def loadable_by_root(root):
+    """`root`, or, when the tests run as root and the loader would refuse the
+    build staged there (unsafe_reason: the clone sits in a directory another
+    user owns, or was made under umask 002), a copy of it that root may load.
+    Otherwise root's `import perf` would fall back to the system's module."""
+    if os.geteuid() != 0:
+        return root
+    loader = loader_module()
+    build = loader.flavour_dir(str(root), release()) + "/perf.abi3.so"
+    if loader.unsafe_reason(build) is None:
+        return root
+    return copy_root(root, "perf-test-root-")
 
 
 def ours_env(root):
@@ -226,12 +271,7 @@ def readable_root():
     directory under the system's temporary directory, mode 0755, removed when
     the session ends."""
     if "root" not in _readable:
-        top = tempfile.mkdtemp(prefix="perf-test-readable-")
-        atexit.register(shutil.rmtree, top, ignore_errors=True)
-        os.chmod(top, 0o755)
-        root = Path(top) / "root"
-        shutil.copytree(staged(), root, symlinks=True)
-        _readable["root"] = root
+        _readable["root"] = copy_root(staged(), "perf-test-readable-")
     return _readable["root"]
 
 
