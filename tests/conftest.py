@@ -33,12 +33,17 @@ from sidebyside import harness
 
 
 def pytest_configure(config):
-    """SIGINT back to Python's handler. A shell starts a background job (`make
+    """SIGINT back to Python's handler, and umask 022. A shell starts a background job (`make
     test &` in a script) with SIGINT ignored, and every process it starts
     inherits that through exec: Python then installs no KeyboardInterrupt
     handler, and the tests that send SIGINT to a child would see it ignored."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    # What the tests create, they create as a package would install it (as
+    # dpkg-buildpackage does, whatever the caller's umask): a directory made
+    # under umask 002 is group-writable, and root's loader refuses to load
+    # from below it.
+    os.umask(0o022)
 
 
 def pytest_collection_modifyitems(config, items):
