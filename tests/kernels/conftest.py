@@ -48,8 +48,7 @@ def guest_run(release, plan_data, *, cpus, env, python="/usr/bin/python3", **kw)
     result = json.loads(run.files.get("result.json") or "{}")
     steps = ", ".join(f"{name} {s['seconds']:.0f} s" for name, s in result.get("steps", {}).items())
     _boots.append((release, cpus, f"boot {run.boot_seconds:.0f} s, checks "
-                   f"{run.seconds - run.boot_seconds:.0f} s ({steps}), rc {run.rc}"
-                   + (" (timed out)" if run.timed_out else "")))
+                   f"{run.seconds - run.boot_seconds:.0f} s ({steps}), {run.state()}"))
     return run, result
 
 

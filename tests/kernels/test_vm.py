@@ -2,7 +2,8 @@
 """The boot harness itself (tests/kernels/vm.py): a machine without QEMU
 skips with the reason, a boot that does not reach the command is a boot
 failure, and (in the full matrix, which boots for them) a failing command is
-a failed check with its output, a hanging one a timeout, not a boot failure."""
+a failed check with its output, a hanging one a timeout, a crashing kernel
+an oops with its trace; none of them a boot failure."""
 
 import os
 
@@ -44,3 +45,12 @@ def test_a_hanging_command_times_out_after_booting():
     run = vm.boot(FIRST, "sleep 3600", cpus=1, timeout=20)
     assert run.timed_out and run.rc is None
     assert run.boot_seconds < run.seconds
+
+
+@full
+def test_a_kernel_that_crashes_is_a_kernel_oops_with_its_trace():
+    run = vm.boot(FIRST, "echo c > /proc/sysrq-trigger; sleep 60", cpus=1)
+    assert run.rc is None and not run.timed_out
+    assert run.state() == "kernel oops", run.describe()
+    assert "sysrq" in run.oops().lower() and "Call Trace:" in run.oops(), run.oops()
+    assert "--- kernel oops:\n" + run.oops() in run.describe()
