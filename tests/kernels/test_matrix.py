@@ -9,7 +9,7 @@ test_quick.py's one boot per kernel:
   perf-python-info, and the smoke test with the other CPU count (1 <-> 3);
 * on the newest 6.1 guest, the kernel Debian's C module (linux-perf 6.1) was
   built for: the side-by-side suite, tests/sidebyside, ours against the C
-  module (26 minutes under TCG; the module's behaviour does not differ between
+  module (7 minutes under TCG; the module's behaviour does not differ between
   6.1 ABIs, which the quick set covers). Two tests that count the samples of
   a 0.3 s workload against fixed floors (>100, >1000) are left out: TCG runs
   the workload several times slower, and both modules fall short alike.
