@@ -78,7 +78,7 @@ def test_api_fuzz(ours, figures, perf_data_dir):
     # Errors were ordinary exceptions only (anything else ends the run), and
     # nothing the examples dropped kept an fd open.
     assert not [k for k in s["outcomes"] if "SystemError" in k or "Panic" in k], s
-    assert s["fds_after"] == s["fds_before"], s
+    assert s["leaked_fds"] == [], s
     if perf_data_dir:
         # perf.data examples ran, intact files delivered events, and
         # corrupted ones raised OSError.

@@ -9,22 +9,13 @@ import errno
 
 from sidebyside.harness import online_cpus
 
+# perf_fds() and perf_maps() come with the prelude (tests/sidebyside/fdprobe.py).
+# fds() counts every fd: these snippets run alone in a fresh process, where
+# nothing else opens one.
 PROBES = r"""
 import gc, os, resource
 def fds():
     return len(os.listdir("/proc/self/fd"))
-def perf_fds():
-    n = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[perf_event]":
-                n += 1
-        except OSError:
-            pass
-    return n
-def perf_maps():
-    with open("/proc/self/maps") as f:
-        return sum("perf_event" in line for line in f)
 def rss_kb():
     with open("/proc/self/status") as f:
         for line in f:

@@ -34,7 +34,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TESTS = REPO / "tests"
-PRELUDE = (TESTS / "sidebyside" / "prelude.py").read_text()
+# The prelude, then the fd probes (perf_fds, perf_maps) every snippet may use.
+PRELUDE = "\n".join((TESTS / "sidebyside" / name).read_text() for name in ("prelude.py", "fdprobe.py"))
 SYSTEM_PYTHON = "/usr/bin/python3"
 C_MODULE_PREFIX = "/usr/lib/python3/dist-packages/perf."
 # Signals a crashed interpreter dies of (segfault; abort for stack smashing).

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from sidebyside.fdprobe import perf_fds, perf_maps
 from sidebyside.harness import online_cpus
 
 # A per-thread dummy evsel on this process: task/comm records arrive only
@@ -325,16 +326,21 @@ def test_c_module_poll_holds_the_gil(c_module):
 
 
 def test_fds_closed_when_the_evlist_is_freed(perf_ours):
-    def nfds():
-        return len(os.listdir("/proc/self/fd"))
-    before = nfds()
+    """Freeing an evlist and its evsel closes their perf_event fds and unmaps
+    their rings. Only those are counted, after a collection on both sides:
+    the pytest process's other fds (and garbage earlier tests left for the
+    next collection) come and go."""
+    gc.collect()
+    before = perf_fds(), perf_maps()
     cpus, threads = perf_ours.cpu_map(), perf_ours.thread_map(os.getpid())
     ev = perf_ours.evsel(type=1, config=9, task=1)
     ev.open(cpus, threads)
     el = perf_ours.evlist(cpus, threads)
     el.add(ev)
     el.mmap()
-    assert nfds() > before
+    # One fd per (cpu, thread), one ring per CPU (the per-thread fds are
+    # redirected into it).
+    assert (perf_fds(), perf_maps()) == (before[0] + len(cpus) * len(threads), before[1] + len(cpus))
     del el, ev
     gc.collect()
-    assert nfds() == before
+    assert (perf_fds(), perf_maps()) == before

@@ -14,6 +14,7 @@ import tempfile
 
 import pytest
 
+from sidebyside.fdprobe import perf_fds
 from sidebyside.harness import needs_root, needs_strace, parse_strace_attr, tracepoint_id
 
 KEYWORDS = ["type", "config", "sample_freq", "sample_period", "sample_type", "read_format",
@@ -292,23 +293,17 @@ def test_ours_freq_and_period_message(perf_ours):
 
 def test_fds_closed_when_freed(perf_ours):
     """Ours closes an evsel's fds when it is freed. Only perf_event fds are
-    counted: the test process's other fds come and go with other threads
-    (CI saw six more between two counts)."""
-    def nfds():
-        n = 0
-        for fd in os.listdir("/proc/self/fd"):
-            try:
-                n += os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[perf_event]"
-            except OSError:
-                pass
-        return n
-    before = nfds()
+    counted, after a collection on both sides: the test process's other fds
+    come and go with other threads (CI saw six more between two counts), and
+    an earlier test's garbage may be freed by this test's collection."""
+    gc.collect()
+    before = perf_fds()
     ev = perf_ours.evsel(type=1, config=9)
     # thread_map(pid) is every task of the process, as perf's: threads
     # that earlier tests left running count.
     cpus, threads = perf_ours.cpu_map(), perf_ours.thread_map(os.getpid())
     ev.open(cpus, threads)
-    assert nfds() == before + len(cpus) * len(threads)
+    assert perf_fds() == before + len(cpus) * len(threads)
     del ev
     gc.collect()
-    assert nfds() == before
+    assert perf_fds() == before
