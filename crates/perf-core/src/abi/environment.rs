@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The files the error explanations read, as paths so tests can point them
 //! elsewhere: the paranoid level, the process's capabilities, the PMUs, the
-//! sample-rate limit.
+//! sample-rate and call-chain depth limits.
 
 use std::path::PathBuf;
 
@@ -22,6 +22,8 @@ pub struct Environment {
     pub event_source: PathBuf,
     /// `/proc/sys/kernel/perf_event_max_sample_rate`.
     pub max_sample_rate: PathBuf,
+    /// `/proc/sys/kernel/perf_event_max_stack`.
+    pub max_stack: PathBuf,
     /// `/sys/devices/system/cpu` (one `cpuN` directory per possible CPU).
     pub cpu_dir: PathBuf,
 }
@@ -33,6 +35,7 @@ impl Default for Environment {
             proc_status: "/proc/self/status".into(),
             event_source: "/sys/bus/event_source/devices".into(),
             max_sample_rate: "/proc/sys/kernel/perf_event_max_sample_rate".into(),
+            max_stack: "/proc/sys/kernel/perf_event_max_stack".into(),
             cpu_dir: "/sys/devices/system/cpu".into(),
         }
     }

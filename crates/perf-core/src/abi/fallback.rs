@@ -15,8 +15,15 @@
 //!    the release that added each. [`FallbackMode::Strict`] turns every
 //!    fallback into that error, [`FallbackMode::Lenient`] every such error
 //!    into a fallback.
-//! 4. EACCES/EPERM and ENOENT for hardware events get hints; other errnos are
+//! 4. An EINVAL the ABI does not explain names the consistency rule or the
+//!    breakpoint field it broke, or else the field a probe finds the kernel
+//!    refused (`refused`); EOVERFLOW names `sample_max_stack` and the
+//!    sysctl it is above.
+//! 5. EACCES/EPERM and ENOENT for hardware events get hints; other errnos are
 //!    returned as they are.
+//!
+//! An explicit `size` below `PERF_ATTR_SIZE_VER0` is refused before any
+//! syscall: every kernel answers it with E2BIG.
 
 use std::os::fd::OwnedFd;
 
@@ -24,11 +31,13 @@ use crate::attr::{Attr, AttrBytes};
 use crate::error::{Error, Result};
 use crate::sys::OpenOutcome;
 
+use super::breakpoint::{self, BpArch};
 use super::environment::Environment;
 use super::explain::{self, Lack};
 use super::image;
 use super::kernel_abi::{AttrBits, BuildTarget};
 use super::permission;
+use super::refused;
 use super::rules;
 use super::syscall::{OpenArgs, PerfSyscall, RealKernel};
 
@@ -94,6 +103,23 @@ pub struct Opened {
     pub fallbacks: Vec<Fallback>,
 }
 
+/// `PERF_ATTR_SIZE_VER0`: no kernel takes a smaller attr.
+pub const ATTR_SIZE_VER0: u32 = 64;
+
+/// Refuses an explicit `size` no kernel accepts (1 to 63: `perf_copy_attr()`
+/// answers E2BIG on every release). 0 means "the smallest size that carries
+/// the attr".
+pub fn check_size(size: u32) -> Result<()> {
+    if size == 0 || size >= ATTR_SIZE_VER0 {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "size={size} is below PERF_ATTR_SIZE_VER0 (64), the smallest perf_event_attr a \
+         kernel accepts (it answers E2BIG): leave size=0 to send the smallest size that \
+         carries the attr"
+    )))
+}
+
 /// The size to send: the smallest that carries every non-zero field, or the
 /// caller's explicit `size` if that is larger (capped at the buffer).
 fn send_size(attr: &Attr) -> u32 {
@@ -157,6 +183,7 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
     } else {
         defaults
     };
+    check_size(attr.size)?;
     let mut attr = *attr;
     let mut flags = args.flags;
     let mut fallbacks = Vec::new();
@@ -187,7 +214,7 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
             OpenOutcome::Failed { errno, size } => (errno, size),
         };
         if errno != libc::EINVAL && errno != libc::E2BIG {
-            return Err(explain_other(errno, &attr, call, &policy.env));
+            return Err(explain_other(sys, errno, &attr, call, size, &policy.env));
         }
         let abi = sys.abi();
         let e2big = (errno == libc::E2BIG).then_some(kernel_size);
@@ -202,7 +229,9 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
                 Some(k) => Some(format!(
                     "the kernel's perf_event_attr is {k} bytes; {size} were sent"
                 )),
-                None => rules::explain_einval(&attr, call, abi.version, &policy.env),
+                None => rules::explain_einval(&attr, call, abi.version, &policy.env)
+                    .or_else(|| breakpoint::explain(&attr, BpArch::this()))
+                    .or_else(|| refused::probe_refused(sys, &attr, call, size)),
             };
             return Err(sys_error(errno, hint));
         }
@@ -212,11 +241,21 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
     Err(sys_error(libc::EINVAL, None))
 }
 
-/// Hints for the errnos that are not about the ABI.
-fn explain_other(errno: i32, attr: &Attr, args: OpenArgs, env: &Environment) -> Error {
+/// Hints for the errnos that are not about the ABI; `size` is the attr size
+/// sent, for probes.
+fn explain_other<S: PerfSyscall + ?Sized>(
+    sys: &S,
+    errno: i32,
+    attr: &Attr,
+    args: OpenArgs,
+    size: u32,
+    env: &Environment,
+) -> Error {
     let hint = match errno {
         libc::EACCES | libc::EPERM => Some(permission::permission_hint(errno, attr, args, env)),
         libc::ENOENT => permission::enoent_hint(attr, env),
+        libc::EOVERFLOW => rules::explain_eoverflow(attr, env)
+            .or_else(|| refused::probe_refused(sys, attr, args, size)),
         _ => None,
     };
     sys_error(errno, hint)

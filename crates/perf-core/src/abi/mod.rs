@@ -13,11 +13,14 @@
 //! | `probe`         | the E2BIG size probe and the per-feature probes           |
 //! | `emulator`      | `EmulatedKernel`: perf_copy_attr by release (tests only)  |
 //! | `explain`       | [`Lack`]: what a kernel lacks, and its sentence           |
-//! | `rules`         | EINVAL from consistency rules                             |
+//! | `rules`         | EINVAL from consistency rules; EOVERFLOW                  |
+//! | `breakpoint`    | EINVAL from a breakpoint's bp_type, bp_len, bp_addr       |
+//! | `refused`       | the field a kernel refused, found by probing              |
 //! | `permission`    | EACCES/EPERM and ENOENT hints                             |
 //! | `environment`   | the files those hints read ([`Environment`])              |
 //! | `fallback`      | [`open_with_fallback`], [`Policy`], [`Opened`]            |
 
+mod breakpoint;
 #[cfg(test)]
 mod emulator;
 mod environment;
@@ -27,6 +30,7 @@ mod image;
 mod kernel_abi;
 mod permission;
 mod probe;
+mod refused;
 mod rules;
 mod syscall;
 
@@ -34,16 +38,20 @@ mod syscall;
 mod tests_emulated;
 #[cfg(test)]
 mod tests_real;
+#[cfg(test)]
+mod tests_refused;
 
 #[cfg(test)]
 pub use emulator::{EmulatedKernel, EmulatedPrivileges};
 pub use environment::{cap_eff, Environment, Privileges, CAP_PERFMON, CAP_SYS_ADMIN};
 pub use explain::{kernel_lacks, target_lacks, Lack};
 pub use fallback::{
-    open, open_with_fallback, Fallback, FallbackMode, FallbackReason, Opened, Policy,
+    check_size, open, open_with_fallback, Fallback, FallbackMode, FallbackReason, Opened, Policy,
+    ATTR_SIZE_VER0,
 };
 pub use kernel_abi::{AbiSource, AttrBits, BuildTarget, KernelAbi};
 pub use permission::{enoent_hint, permission_hint};
 pub use probe::{base_args, base_attr, feature_probe, probe, probe_attr_size, probe_feature};
-pub use rules::explain_einval;
+pub use refused::probe_refused;
+pub use rules::{explain_einval, explain_eoverflow};
 pub use syscall::{running_abi, running_release, OpenArgs, OutcomeClass, PerfSyscall, RealKernel};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! EINVAL from a kernel that knows every bit of the attr: the consistency
 //! rules of `perf_copy_attr()` and `perf_event_open()` that an attr (or the
-//! pid/cpu pair) broke, each named in one sentence (docs/abi.md §1.6).
+//! pid/cpu pair) broke, each named in one sentence (docs/abi.md §1.6); and
+//! EOVERFLOW, the call-chain depth limit.
 
 use perf_abi::{FeatureTable, KernelVersion};
 
@@ -168,10 +169,11 @@ fn aux_rule(attr: &Attr, args: OpenArgs) -> Option<String> {
     if has(attr, "aux_pause") && has(attr, "aux_resume") {
         return Some("'aux_pause' and 'aux_resume' exclude each other".into());
     }
+    let size = attr.aux_sample_size;
     let wants_leader = [
-        ("aux_sample_size", attr.aux_sample_size != 0),
-        ("aux_pause", has(attr, "aux_pause")),
-        ("aux_resume", has(attr, "aux_resume")),
+        (format!("aux_sample_size={size}"), size != 0),
+        ("'aux_pause'".into(), has(attr, "aux_pause")),
+        ("'aux_resume'".into(), has(attr, "aux_resume")),
     ];
     let (name, _) = wants_leader.iter().find(|(_, hit)| *hit)?;
     let leader = match args.group_fd {
@@ -179,6 +181,24 @@ fn aux_rule(attr: &Attr, args: OpenArgs) -> Option<String> {
         _ => "is its group leader one?",
     };
     Some(format!(
-        "'{name}' needs an AUX-area event (e.g. intel_pt) as group leader; {leader}"
+        "{name} needs an AUX-area event (e.g. intel_pt) as group leader; {leader}"
+    ))
+}
+
+/// EOVERFLOW: a call chain deeper than `kernel.perf_event_max_stack` (read
+/// from `/proc`, as perf's hint for callchain ENOMEM does).
+pub fn explain_eoverflow(attr: &Attr, env: &Environment) -> Option<String> {
+    let depth = attr.sample_max_stack;
+    if !has(attr, "SAMPLE_CALLCHAIN") || depth == 0 {
+        return None;
+    }
+    let limit = match read_number(&env.max_stack) {
+        Some(max) if i64::from(depth) <= max => return None,
+        Some(max) => format!("kernel.perf_event_max_stack ({max})"),
+        None => "kernel.perf_event_max_stack".to_owned(),
+    };
+    Some(format!(
+        "sample_max_stack={depth} is above {limit}: ask for fewer frames, or raise the \
+         limit ('sysctl kernel.perf_event_max_stack={depth}')"
     ))
 }

@@ -515,7 +515,7 @@ fn consistency_einval_is_explained() {
         (
             &["aux_sample_size=4"],
             base_args(),
-            "'aux_sample_size' needs an AUX-area event",
+            "aux_sample_size=4 needs an AUX-area event",
         ),
         (
             &[],
@@ -557,6 +557,7 @@ impl FakeProc {
         )
         .unwrap();
         std::fs::write(dir.join("rate"), "1000\n").unwrap();
+        std::fs::write(dir.join("max_stack"), "127\n").unwrap();
         for (pmu, ty) in pmus {
             std::fs::create_dir_all(dir.join("devices").join(pmu)).unwrap();
             std::fs::write(
@@ -575,6 +576,7 @@ impl FakeProc {
                 proc_status: self.dir.join("status"),
                 event_source: self.dir.join("devices"),
                 max_sample_rate: self.dir.join("rate"),
+                max_stack: self.dir.join("max_stack"),
                 cpu_dir: self.dir.join("cpu"),
             },
             ..Policy::default()
