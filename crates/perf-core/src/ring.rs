@@ -49,15 +49,28 @@ pub struct Ring {
     pub lapped: u64,
 }
 
+/// The EINVAL for a ring size that is not a power of two, naming the value
+/// as the caller gave it.
+fn pages_error(pages: impl std::fmt::Display) -> Error {
+    Error::Sys {
+        op: "mmap",
+        errno: libc::EINVAL,
+        hint: Some(format!("pages must be a power of two, got {pages}")),
+    }
+}
+
+/// A caller's signed page count (`evlist.mmap(pages=-1)`) as the count
+/// [`Ring::new`] takes; a negative one is the same EINVAL, with the value
+/// given.
+pub fn data_pages(pages: i64) -> Result<usize> {
+    usize::try_from(pages).map_err(|_| pages_error(pages))
+}
+
 impl Ring {
     /// Maps the ring of `fd` with `pages` data pages (a power of two, as the
     /// kernel requires; anything else is EINVAL like `mmap(2)` gives).
     pub fn new(fd: RawFd, pages: usize, page_size: usize) -> Result<Self> {
-        let einval = || Error::Sys {
-            op: "mmap",
-            errno: libc::EINVAL,
-            hint: Some(format!("pages must be a power of two, got {pages}")),
-        };
+        let einval = || pages_error(pages);
         if pages == 0 || !pages.is_power_of_two() {
             return Err(einval());
         }

@@ -304,7 +304,11 @@ impl PyData {
 impl PyData {
     #[new]
     #[pyo3(signature = (path="perf.data", fd=-1))]
-    fn new(py: Python<'_>, path: &str, fd: i32) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        path: &str,
+        #[pyo3(from_py_with = crate::int_arg::fd)] fd: i32,
+    ) -> PyResult<Self> {
         // python.c's "s" format.
         if path.contains('\0') {
             return Err(PyValueError::new_err("embedded null character"));

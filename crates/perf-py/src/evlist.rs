@@ -150,9 +150,14 @@ impl PyEvlist {
 
     /// mmap the file descriptor table.
     #[pyo3(signature = (pages=128, overwrite=0))]
-    fn mmap(&self, py: Python<'_>, pages: i32, overwrite: i32) -> PerfResult<()> {
+    fn mmap(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::int_arg::pages)] pages: i32,
+        overwrite: i32,
+    ) -> PerfResult<()> {
         let _ = overwrite; // parsed and ignored, as in the C module
-        let pages = usize::try_from(pages).unwrap_or(0);
+        let pages = perf_core::ring::data_pages(pages.into())?;
         py.detach(|| {
             let mut inner = self.inner();
             inner.core.mmap(pages)?;

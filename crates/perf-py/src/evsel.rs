@@ -133,16 +133,19 @@ impl PyEvsel {
     /// attribute size.
     #[getter]
     fn get_size(&self) -> u32 {
+        // Once open, the size the kernel was sent; before, what will be.
         let e = lock(&self.inner);
-        if e.attr.size != 0 {
-            e.attr.size
-        } else {
-            e.attr.needed_size()
+        match (e.fds(), e.attr.size) {
+            (Some(t), _) => t.attr.size,
+            (None, 0) => e.attr.needed_size(),
+            (None, size) => size,
         }
     }
     #[setter]
-    fn set_size(&self, v: u32) {
+    fn set_size(&self, v: u32) -> PerfResult<()> {
+        perf_core::abi::check_size(v)?;
         lock(&self.inner).attr.size = v;
+        Ok(())
     }
     /// attribute config.
     #[getter]

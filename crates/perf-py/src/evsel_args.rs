@@ -11,6 +11,8 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
 
+use crate::error::PerfError;
+
 /// How an argument is converted.
 #[derive(Clone, Copy)]
 enum Conv {
@@ -189,7 +191,11 @@ pub fn parse(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> P
                 )));
             }
             match n {
-                "size" => attr.size = x as u32,
+                "size" => {
+                    // Below VER0 every kernel answers E2BIG: refused here.
+                    perf_core::abi::check_size(x as u32).map_err(PerfError::from)?;
+                    attr.size = x as u32;
+                }
                 "aux_start_paused" | "aux_pause" | "aux_resume" => {
                     let b = match n {
                         "aux_start_paused" => 1,

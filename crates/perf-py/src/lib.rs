@@ -39,6 +39,7 @@ mod evsel;
 mod evsel_args;
 mod evsel_name;
 mod functions;
+mod int_arg;
 mod memory_view;
 mod module;
 mod parse_events;
