@@ -33,6 +33,7 @@ pub mod parse_events;
 pub mod perf_config;
 pub mod perf_data;
 pub mod record;
+pub mod regular_file;
 pub mod ring;
 pub mod session;
 pub mod symbol;

@@ -16,17 +16,24 @@
 //!
 //! A key set in both files takes the user's value. Keys are compared exactly
 //! (perf's `strcmp`). The files are read on each call (perf reads them once
-//! per process), without blocking on a FIFO, and a bad line is not reported
+//! per process), only if they are regular files of at most [`MAX_FILE`]
+//! bytes (perf's `fopen` would wait for a FIFO's writer and read
+//! `/dev/zero` until its first bad line), and a bad line is not reported
 //! (perf prints `bad config file line N in FILE` and goes on likewise).
 
 mod parse;
 
-use std::fs::File;
+use std::collections::HashMap;
 use std::io::BufReader;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 pub use parse::{parse_file, BadLine};
+
+/// The most of a config file read: a regular file bigger than this is not
+/// read (as one that cannot be opened), and nothing else is read at all (a
+/// FIFO, `/dev/zero`). Real files are a few KiB.
+pub const MAX_FILE: u64 = 16 << 20;
 
 /// The system-wide file (perf built with prefix `/usr`, as distributions do).
 pub const SYSTEM_FILE: &str = "/etc/perfconfig";
@@ -160,14 +167,40 @@ fn strtol(s: &[u8]) -> (i64, &[u8]) {
 
 /// The `section.key = value` items read, in perf's `perf_config_set` order:
 /// sections and their keys in order of first appearance, each key with the
-/// value it was given last.
+/// value it was given last. Sections and keys are found by hash, so reading
+/// and looking up are linear in the size of the files (perf's lists make
+/// both quadratic).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ConfigSet {
     sections: Vec<(Vec<u8>, Items)>,
+    /// Where each section is in `sections`.
+    by_name: HashMap<Vec<u8>, usize>,
 }
 
-/// A section's (key, value) items.
-type Items = Vec<(Vec<u8>, Vec<u8>)>;
+/// A section's (key, value) items, in order, and where each key is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Items {
+    items: Vec<(Vec<u8>, Vec<u8>)>,
+    by_key: HashMap<Vec<u8>, usize>,
+}
+
+impl Items {
+    /// Sets `name` to `value`, a new key going last.
+    fn set(&mut self, name: &[u8], value: &[u8]) {
+        match self.by_key.get(name).and_then(|&i| self.items.get_mut(i)) {
+            Some((_, old)) => *old = value.to_vec(),
+            None => {
+                self.by_key.insert(name.to_vec(), self.items.len());
+                self.items.push((name.to_vec(), value.to_vec()));
+            }
+        }
+    }
+
+    fn get(&self, name: &[u8]) -> Option<&[u8]> {
+        let &i = self.by_key.get(name)?;
+        self.items.get(i).map(|(_, v)| v.as_slice())
+    }
+}
 
 impl ConfigSet {
     /// Reads the files of `sources`.
@@ -191,11 +224,11 @@ impl ConfigSet {
     /// Adds the items of one file (perf's `perf_config_from_file`): an error
     /// if it cannot be opened or has a bad line (the items before it stay).
     pub fn read_file(&mut self, path: &Path) -> Result<(), BadLine> {
-        let file = File::options()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|_| BadLine)?;
+        // A directory reads as empty, as perf's fopen and fgetc see it.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        let file = crate::regular_file::open_capped(path, MAX_FILE).map_err(|_| BadLine)?;
         self.read(BufReader::new(file))
     }
 
@@ -210,24 +243,22 @@ impl ConfigSet {
         let dot = var.iter().position(|&c| c == b'.').ok_or(BadLine)?;
         let value = value.ok_or(BadLine)?;
         let (section, name) = (&var[..dot], &var[dot + 1..]);
-        let items = match self.sections.iter().position(|(s, _)| s == section) {
-            Some(i) => &mut self.sections[i].1,
+        let i = match self.by_name.get(section) {
+            Some(&i) => i,
             None => {
-                self.sections.push((section.to_vec(), Vec::new()));
-                &mut self.sections.last_mut().ok_or(BadLine)?.1
+                self.by_name.insert(section.to_vec(), self.sections.len());
+                self.sections.push((section.to_vec(), Items::default()));
+                self.sections.len() - 1
             }
         };
-        match items.iter_mut().find(|(n, _)| n == name) {
-            Some((_, old)) => *old = value.to_vec(),
-            None => items.push((name.to_vec(), value.to_vec())),
-        }
+        self.sections.get_mut(i).ok_or(BadLine)?.1.set(name, value);
         Ok(())
     }
 
     /// Every `(section.key, value)`, as `perf config -l` lists them.
     pub fn entries(&self) -> impl Iterator<Item = (Vec<u8>, &[u8])> {
         self.sections.iter().flat_map(|(section, items)| {
-            items.iter().map(move |(name, value)| {
+            items.items.iter().map(move |(name, value)| {
                 let mut key = section.clone();
                 key.push(b'.');
                 key.extend_from_slice(name);
@@ -236,12 +267,13 @@ impl ConfigSet {
         })
     }
 
-    /// The value of `section.key` (perf's `perf_config_get`).
+    /// The value of `section.key` (perf's `perf_config_get`). A section
+    /// name has no dot (items are split at their first one), so the key's
+    /// first dot splits it the same way.
     pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
-        self.entries()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| v)
-            .last()
+        let dot = key.iter().position(|&c| c == b'.')?;
+        let &i = self.by_name.get(&key[..dot])?;
+        self.sections.get(i)?.1.get(&key[dot + 1..])
     }
 }
 

@@ -241,3 +241,56 @@ fn strtol_like_c() {
     assert_eq!(strtol(b" -"), (0, &b" -"[..]));
     assert_eq!(strtol(b"-9223372036854775809"), (i64::MIN, &b""[..]));
 }
+
+#[test]
+fn many_sections_and_keys_are_read_and_found() {
+    // 80 000 sections of two keys, then every section again with a new
+    // value for its first key: the order stays that of first appearance.
+    let n = 80_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!("[s{i}]\na = {i}\nb = x\n"));
+    }
+    for i in 0..n {
+        text.push_str(&format!("[s{i}]\na = {}\n", i + 1));
+    }
+    let mut set = ConfigSet::default();
+    set.read(text.as_bytes()).unwrap();
+    assert_eq!(set.entries().count(), 2 * n);
+    for i in [0, 1, n / 2, n - 1] {
+        assert_eq!(
+            set.get(format!("s{i}.a").as_bytes()),
+            Some(format!("{}", i + 1).as_bytes())
+        );
+        assert_eq!(set.get(format!("s{i}.b").as_bytes()), Some(&b"x"[..]));
+    }
+    assert_eq!(set.get(b"s0.c"), None);
+    assert_eq!(set.get(b"nosection.a"), None);
+    assert_eq!(set.get(b"nodot"), None);
+    let first: Vec<Vec<u8>> = set.entries().take(3).map(|(k, _)| k).collect();
+    assert_eq!(
+        first,
+        [b"s0.a".to_vec(), b"s0.b".to_vec(), b"s1.a".to_vec()]
+    );
+}
+
+#[test]
+fn subsection_keys_are_found_by_their_first_dot() {
+    let mut set = ConfigSet::default();
+    set.read(&b"[a.b]\nk = 1\n[a \"X.Y\"]\nk = 2\n[a.b]\nk = 3\n"[..])
+        .unwrap();
+    // `a.b.k` is section `a`, key `b.k`, set by the first and third
+    // sections.
+    assert_eq!(set.get(b"a.b.k"), Some(&b"3"[..]));
+    assert_eq!(set.get(b"a.X.Y.k"), Some(&b"2"[..]));
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    // perf reads a bad first line in the first two, and waits on a FIFO.
+    for p in ["/dev/zero", "/dev/urandom", "/nonexistent/perfconfig"] {
+        let mut set = ConfigSet::default();
+        assert_eq!(set.read_file(Path::new(p)), Err(BadLine), "{p}");
+        assert_eq!(set.entries().count(), 0);
+    }
+}

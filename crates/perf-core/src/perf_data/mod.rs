@@ -23,6 +23,7 @@ pub mod attrs;
 mod cursor;
 mod decomp;
 pub mod features;
+pub mod fifo;
 pub mod header;
 mod input;
 pub(crate) mod reader;

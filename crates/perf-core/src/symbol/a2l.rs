@@ -29,8 +29,13 @@ use super::elf::{self as elf_file, AnyElf, Elf};
 
 type Reader<'a> = EndianSlice<'a, RunTimeEndian>;
 
-/// The most a DWARF section may inflate to (bounds memory on bad input).
-const MAX_SECTION: u64 = 1 << 30;
+/// The most a DWARF section may inflate to (bounds memory and time on bad
+/// input, a zlib bomb): an `SHF_COMPRESSED` section whose `ch_size` is
+/// bigger is skipped before anything is inflated or allocated, and the
+/// inflated bytes are read through a cap of `ch_size`, so a header that
+/// lies gives no more than it says. libc's inflated `.debug_info` is
+/// 5.6 MB.
+pub(crate) const MAX_SECTION: u64 = 1 << 30;
 
 /// What addr2line's first record says: a file (`??` when it names none)
 /// and a line (0 for `?`).
@@ -113,7 +118,7 @@ impl A2l {
     /// Reads `path` (its DWARF and symbols), `None` if it is not ELF.
     pub(crate) fn open(path: &Path) -> Option<Self> {
         let cache = elf_file::open(path).ok()?;
-        let raw = std::fs::File::open(path).ok()?;
+        let raw = crate::regular_file::open(path).ok()?;
         match AnyElf::parse(&cache)? {
             AnyElf::E32(e) => Some(Self::from_elf(&e, &raw)),
             AnyElf::E64(e) => Some(Self::from_elf(&e, &raw)),
@@ -287,6 +292,9 @@ where
                 return None;
             }
             let want: u64 = header.ch_size(e.endian).into();
+            if want > MAX_SECTION {
+                return None;
+            }
             let end = pos.checked_add(size)?;
             let inflate = ZlibDecoder::new(std::io::BufReader::new(FileRange {
                 file: raw,
@@ -305,12 +313,15 @@ where
     H: FileHeader<Endian = Endianness>,
     R: ReadRef<'d>,
 {
-    let (mut r, size) = section_reader(e, raw, name)?;
+    let (r, size) = section_reader(e, raw, name)?;
     if size > MAX_SECTION {
         return None;
     }
+    // Room for what the header says, taken fallibly (a failure skips the
+    // section); the reader gives no more than that.
     let mut out = Vec::new();
-    r.read_to_end(&mut out).ok()?;
+    out.try_reserve_exact(usize::try_from(size).ok()?).ok()?;
+    r.take(size).read_to_end(&mut out).ok()?;
     Some(out)
 }
 
@@ -386,6 +397,12 @@ fn index_units(
         } else {
             u64::from(len32)
         };
+        // bfd's stash_comp_unit: after a zero length (a run of zeros, or
+        // IRIX's 64-bit format, which bfd only reads on IRIX) nothing that
+        // follows is trusted.
+        if len == 0 {
+            break;
+        }
         // A unit cannot be longer than what is left of the section.
         left = left.saturating_sub(unit.len() as u64);
         if len > left || len > MAX_SECTION {

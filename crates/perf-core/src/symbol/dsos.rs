@@ -289,7 +289,7 @@ impl Dsos {
         let perfmap = dso.name().starts_with("/tmp/perf-");
         match dso.kind() {
             DsoKind::Anon => DsoSymbols::default(),
-            _ if perfmap => match std::fs::read(dso.path()) {
+            _ if perfmap => match crate::regular_file::read_capped(dso.path(), jit_map::MAX_FILE) {
                 Ok(text) => {
                     let symbols = jit_map::parse(&text);
                     let found = !symbols.is_empty();

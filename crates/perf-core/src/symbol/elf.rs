@@ -20,9 +20,10 @@ use super::build_id::BuildId;
 /// A file opened for reading on demand.
 pub(crate) type FileCache = ReadCache<File>;
 
-/// Opens `path` for [`AnyElf::parse`].
+/// Opens `path` for [`AnyElf::parse`], if it is a regular file (perf's
+/// `is_regular_file()` check: a FIFO or a device is skipped, not read).
 pub(crate) fn open(path: &Path) -> std::io::Result<FileCache> {
-    File::open(path).map(ReadCache::new)
+    crate::regular_file::open(path).map(ReadCache::new)
 }
 
 /// An ELF object of either class.

@@ -3,7 +3,6 @@
 //! on x86: `thread__memcpy` reads up to 16 bytes of the object at the
 //! address's file offset, perf's decoder says how long the instruction is).
 
-use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
@@ -76,7 +75,7 @@ impl Dsos {
         if map.is_identity() {
             return None;
         }
-        let file = File::open(self.data_file(al)?).ok()?;
+        let file = crate::regular_file::open(&self.data_file(al)?).ok()?;
         let mut buf = vec![0u8; len];
         let mut got = 0;
         while got < len {

@@ -4,6 +4,11 @@
 
 use super::symbols::{Symbol, Symbols, STB_GLOBAL, STT_FUNC};
 
+/// The biggest JIT map read (a regular file; a FIFO or a device is not
+/// read, where perf's `fopen` would wait or read forever). A line is about
+/// 50 bytes: millions of symbols.
+pub(crate) const MAX_FILE: u64 = 256 << 20;
+
 /// `strtoull(s, &end, 16)`: the value and how many bytes it used (0 when
 /// there is no number).
 fn strtoull_hex(s: &[u8]) -> (u64, usize) {

@@ -10,6 +10,11 @@ use super::symbols::{Symbol, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_OBJE
 /// then skipped as a malformed line, as perf's reader does).
 const NAME_MAX: usize = 513;
 
+/// The most of a kallsyms file read (`/proc/kallsyms` is 5 MiB on a
+/// distribution kernel with its modules loaded): a bigger file is refused,
+/// and a `/proc` file, whose size is not known, ends there.
+pub(crate) const MAX_FILE: u64 = 64 << 20;
+
 /// `ENTRY_TRAMPOLINE_NAME`: x86-64 PTI entry trampoline symbols, dropped.
 pub(crate) const ENTRY_TRAMPOLINE: &str = "__entry_SYSCALL_64_trampoline";
 

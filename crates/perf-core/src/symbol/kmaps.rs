@@ -212,11 +212,16 @@ impl KernelMaps {
         kernel: &Arc<Dso>,
         path: &std::path::Path,
     ) -> DsoSymbols {
-        let Ok(file) = std::fs::File::open(path) else {
-            return DsoSymbols {
-                warning: Some(format!("cannot read {}", path.display())),
-                ..DsoSymbols::default()
-            };
+        // A regular file (a FIFO or a device is skipped), read up to
+        // kallsyms::MAX_FILE.
+        let file = match crate::regular_file::open_capped(path, kallsyms::MAX_FILE) {
+            Ok(file) => file,
+            Err(e) => {
+                return DsoSymbols {
+                    warning: Some(format!("cannot read {}: {e}", path.display())),
+                    ..DsoSymbols::default()
+                }
+            }
         };
         // Read once: counting the lines first, to size the table, read
         // /proc/kallsyms twice, and the kernel formats every line of each

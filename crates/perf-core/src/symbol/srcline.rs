@@ -176,7 +176,14 @@ impl SourceCache {
                 if files.len() >= MAX_SRC_FILES || total > MAX_SRC_BYTES {
                     files.clear();
                 }
-                let loaded = std::fs::read(file).ok().map(|text| {
+                // A regular file of at most the whole cache's size (a FIFO
+                // or a device gives no text: perf's open would block).
+                let loaded = crate::regular_file::read_capped(
+                    std::path::Path::new(file),
+                    MAX_SRC_BYTES as u64,
+                )
+                .ok()
+                .map(|text| {
                     let mut lines = vec![0];
                     lines.extend(
                         text.iter()
