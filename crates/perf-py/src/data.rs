@@ -327,6 +327,8 @@ impl PyData {
             }
             let data = PerfData::from_fd(owned, "-").map_err(PerfError::from)?;
             ("-".to_owned(), data)
+        } else if let Some(data) = crate::fifo::open(py, path)? {
+            (path.to_owned(), data)
         } else {
             let data = py
                 .detach(|| PerfData::open(path))

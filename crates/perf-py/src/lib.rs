@@ -38,6 +38,7 @@ mod evlist;
 mod evsel;
 mod evsel_args;
 mod evsel_name;
+mod fifo;
 mod functions;
 mod int_arg;
 mod memory_view;

@@ -234,7 +234,8 @@ impl SampleOrigin {
             return Ok(None);
         };
         let dsos = Arc::clone(self.source.machine.lock().dsos());
-        let Some(code) = dsos.srccode(&al) else {
+        // Reading DWARF and source files may take long: without the GIL.
+        let Some(code) = py.detach(|| dsos.srccode(&al)) else {
             return Ok(None);
         };
         Ok(Some((code.file, code.line, code.text).into_pyobject(py)?))
