@@ -74,7 +74,7 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
     "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
-    "counts_values", "pmu", "data", "session", "thread", "callchain", "callchain_node",
+    "counts_values", "pmu", "data", "DataWarning", "session", "thread", "callchain", "callchain_node",
     "branch_stack", "branch_entry", "__version__", "__build__",
 ]
 
@@ -744,7 +744,14 @@ class _Header(TypedDict):
     clockid_res_ns: int | None
     compressed: _HeaderCompressed | None
     features: tuple[str, ...]
+    # Feature sections that could not be read (name: why); each is also a
+    # perf.DataWarning when the header is read.
+    unreadable_features: dict[str, str]
     pipe: bool
+
+class DataWarning(UserWarning):
+    """A perf.data file is damaged where perf only warns: its samples are
+    read, some metadata (a feature section) is not."""
 
 @disjoint_base
 class data:

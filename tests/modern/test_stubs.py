@@ -293,8 +293,22 @@ def annotations(node):
 
 
 def stub_classes():
+    """The module's types (its warning classes are checked on their own)."""
     return {n: node for n, node in module_level(stub_tree()).items()
-            if isinstance(node, ast.ClassDef) and not is_private(n)}
+            if isinstance(node, ast.ClassDef) and not is_private(n) and not n.endswith("Warning")}
+
+
+def test_warning_classes(perf_ours):
+    """The stub's warning classes are the module's, with the same base."""
+    warnings = {n: node for n, node in module_level(stub_tree()).items()
+                if isinstance(node, ast.ClassDef) and n.endswith("Warning")}
+    runtime = {n for n in dir(perf_ours) if isinstance(getattr(perf_ours, n), type)
+               and issubclass(getattr(perf_ours, n), Warning)}
+    assert sorted(warnings) == sorted(runtime) == ["DataWarning"]
+    for name, node in warnings.items():
+        cls = getattr(perf_ours, name)
+        assert [ast.unparse(b) for b in node.bases] == [b.__name__ for b in cls.__bases__]
+        assert cls.__module__ == "perf"
 
 
 @pytest.fixture(scope="module")

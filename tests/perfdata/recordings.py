@@ -16,6 +16,7 @@ Each recording is a name, the perf arguments and the workload
               (-k mono, --switch-events)
     z         -z (COMPRESSED records)
     pipe      pipe mode (perf record -o - > file): tracepoints and software
+    zpipe     -z in pipe mode (perf record -z -o - > file)
     threads   --threads (a directory of per-thread data files)
     nt        --no-timestamp (delivered in file order)
     stat      perf stat record, per thread
@@ -71,6 +72,7 @@ SPECS = {
              ["workload", "comm"], "file"),
     "z": (["record", "-z", "-e", SW_EVENTS, "-P", "--sample-cpu"], ["workload", "sw"], "file"),
     "pipe": (["record", "-e", RW_EVENTS + ",page-faults/period=1/"], ["workload", "rw"], "pipe"),
+    "zpipe": (["record", "-z", "-e", SW_EVENTS, "-P", "--sample-cpu"], ["workload", "sw"], "pipe"),
     "threads": (["record", "--threads", "-e", SW_EVENTS, "-P", "--sample-cpu"],
                 ["workload", "sw"], "file"),
     # Data address, physical address, weight (WEIGHT_STRUCT in 6.1) and

@@ -144,31 +144,79 @@ fn bad_magic() {
     assert!(matches!(e.kind, DataErrorKind::BadMagic { .. }), "{e}");
 }
 
-/// The file cut at every length: always an error, never a panic.
+/// What reading a damaged file gave: the samples delivered, the error
+/// that stopped the reading, the feature sections that could not be read.
+type Partly = (Vec<(u64, String)>, Option<Error>, Vec<(u32, String)>);
+
+/// Opens and processes `p` to its end or its damage.
+fn read_partly(p: &Path) -> Partly {
+    let mut s = match Session::open(p.to_str().unwrap()) {
+        Ok(s) => s,
+        Err(e) => return (Vec::new(), Some(e), Vec::new()),
+    };
+    let mut c = Count {
+        samples: Vec::new(),
+    };
+    let e = match s.process_events(&mut c) {
+        Ok(()) => None,
+        Err(perf_core::session::ProcessError::Data(e)) => Some(e),
+        Err(perf_core::session::ProcessError::Handler(e)) => panic!("handler: {e}"),
+    };
+    (c.samples, e, s.features().unreadable.clone())
+}
+
+/// The file cut at every length, never a panic: a header or attrs cut
+/// short is an error; a data section cut short delivers the samples
+/// before the cut, in order, then the error; the feature sections cut
+/// short leave every sample read and name the sections that could not be.
 #[test]
-fn a_file_cut_anywhere_is_an_error() {
+fn a_file_cut_anywhere_reads_what_precedes_the_cut() {
     let dir = TempDir::new("bad");
     let (b, l) = Synth::new().build();
+    let all = read(&write(&dir, "whole.data", &b)).unwrap();
+    let data_end = l.data + l.data_size;
     for cut in 0..b.len() {
-        let e = bad(&dir, "cut.data", &b[..cut]);
-        let ok = match &e.kind {
-            DataErrorKind::Truncated { .. } => true,
-            DataErrorKind::PastEnd { file_size, .. } => *file_size == cut as u64,
-            DataErrorKind::BadMagic { .. } => cut < 16,
-            _ => false,
-        };
-        assert!(ok, "cut at {cut}: {e}");
-        if (16..104).contains(&cut) {
+        let p = write(&dir, "cut.data", &b[..cut]);
+        let (got, e, unreadable) = read_partly(&p);
+        let cut = cut as u64;
+        if cut < l.data {
+            let e = data_error(Err(e.expect("an error")));
+            assert!(got.is_empty(), "cut at {cut}");
+            if (16..104).contains(&cut) {
+                assert!(
+                    e.to_string()
+                        .contains("truncated file header: needs 104 bytes"),
+                    "{e}"
+                );
+            } else if cut >= 104 {
+                assert!(
+                    e.to_string().contains("past the end of the file"),
+                    "cut at {cut}: {e}"
+                );
+            } else {
+                assert!(
+                    matches!(
+                        e.kind,
+                        DataErrorKind::BadMagic { .. } | DataErrorKind::Truncated { .. }
+                    ),
+                    "cut at {cut}: {e}"
+                );
+            }
+        } else if cut < data_end {
+            let e = data_error(Err(e.expect("an error")));
             assert!(
-                e.to_string()
-                    .contains("truncated file header: needs 104 bytes"),
-                "{e}"
-            );
-        } else if (104..l.data as usize).contains(&cut) {
-            assert!(
-                e.to_string().contains("past the end of the file"),
+                matches!(e.kind, DataErrorKind::Truncated { .. }),
                 "cut at {cut}: {e}"
             );
+            assert!(e.offset <= cut, "cut at {cut}: {e}");
+            // The samples of the records before the cut, in time order.
+            assert!(got.is_sorted(), "cut at {cut}: {got:?}");
+            assert!(got.iter().all(|s| all.contains(s)), "cut at {cut}");
+            assert!(!unreadable.is_empty(), "cut at {cut}");
+        } else {
+            assert!(e.is_none(), "cut at {cut}: {e:?}");
+            assert_eq!(got, all, "cut at {cut}");
+            assert!(!unreadable.is_empty(), "cut at {cut}");
         }
     }
 }
@@ -177,11 +225,11 @@ fn a_file_cut_anywhere_is_an_error() {
 fn sections_past_the_end_of_the_file() {
     let dir = TempDir::new("bad");
     let (b, l) = Synth::new().build();
-    // data.size, attrs.offset, a feature section's offset, an ids section.
+    let all = read(&write(&dir, "whole.data", &b)).unwrap();
+    let data_end = l.data + l.data_size;
+    // attrs.offset, an ids section: the file cannot be read.
     for (at, v, what) in [
-        (48, 1 << 40, "data section"),
         (24, 1 << 40, "attrs section"),
-        (l.table, 1 << 40, "feature HOSTNAME"),
         (l.attrs + 128, 1 << 40, "ids of attr 0"),
     ] {
         let mut c = b.clone();
@@ -196,13 +244,30 @@ fn sections_past_the_end_of_the_file() {
             "{e}"
         );
     }
-    // An offset + size that overflows.
+    // data.size past the end (or overflowing): the samples there are, then
+    // an error where the bytes after them (the features) stop making
+    // records, or at the end of the file.
+    for size in [1 << 40, u64::MAX - l.data + 1, u64::MAX] {
+        let mut c = b.clone();
+        put_u64(&mut c, 48, size);
+        let (got, e, unreadable) = read_partly(&write(&dir, "past.data", &c));
+        assert_eq!(got, all, "{size}");
+        let e = data_error(Err(e.expect("an error")));
+        assert!(e.offset >= data_end, "{size}: {e}");
+        assert!(!unreadable.is_empty());
+    }
+    // A feature section's offset: that feature cannot be read, the rest is.
     let mut c = b.clone();
-    put_u64(&mut c, 48, u64::MAX);
-    assert!(matches!(
-        bad(&dir, "past.data", &c).kind,
-        DataErrorKind::PastEnd { .. }
-    ));
+    put_u64(&mut c, l.table, 1 << 40);
+    let (got, e, unreadable) = read_partly(&write(&dir, "past.data", &c));
+    assert!(e.is_none(), "{e:?}");
+    assert_eq!(got.len(), 4);
+    assert_eq!(unreadable.len(), 1, "{unreadable:?}");
+    assert_eq!(unreadable[0].0, feature::HOSTNAME);
+    assert!(
+        unreadable[0].1.contains("runs past the end of the file"),
+        "{unreadable:?}"
+    );
 }
 
 #[test]
@@ -215,16 +280,26 @@ fn overlapping_sections() {
     let e = bad(&dir, "overlap.data", &c);
     assert!(matches!(e.kind, DataErrorKind::Overlap { .. }), "{e}");
     assert!(e.to_string().contains("overlaps"), "{e}");
-    // A feature section inside the data section.
+    // A feature section inside the data section: that feature cannot be
+    // read, the samples are.
     let mut c = b.clone();
     put_u64(&mut c, l.table, l.data + 8);
-    let e = bad(&dir, "overlap.data", &c);
+    let p = write(&dir, "overlap.data", &c);
+    let (got, e, unreadable) = read_partly(&p);
+    assert!(e.is_none(), "{e:?}");
+    assert_eq!(got.len(), 4);
+    assert_eq!(unreadable.len(), 1, "{unreadable:?}");
+    let (bit, why) = &unreadable[0];
+    assert_eq!(*bit, feature::HOSTNAME);
     assert!(
-        e.to_string().contains("feature HOSTNAME")
-            && e.to_string().contains("overlaps data section"),
-        "{e}"
+        why.contains("feature HOSTNAME")
+            && why.contains("overlaps data section")
+            && why.contains(&format!("(at file offset {:#x})", l.data + 8)),
+        "{why}"
     );
-    assert_eq!(e.offset, l.data + 8);
+    let s = Session::open(p.to_str().unwrap()).unwrap();
+    assert_eq!(s.features().hostname, None);
+    assert!(s.features().nr_cpus.is_some());
     // The ids inside the header.
     let mut c = b.clone();
     put_u64(&mut c, l.attrs + 128, 64);

@@ -159,6 +159,11 @@ impl Header {
         present.sort_unstable();
         let names: Vec<&str> = present.iter().map(|&b| feature::name(b)).collect();
         d.set_item("features", PyTuple::new(py, names)?)?;
+        let unreadable = PyDict::new(py);
+        for (bit, why) in &f.unreadable {
+            unreadable.set_item(feature::name(*bit), why)?;
+        }
+        d.set_item("unreadable_features", unreadable)?;
         d.set_item("pipe", self.is_pipe)?;
         Ok(d)
     }
@@ -261,6 +266,11 @@ impl PyData {
         }
     }
 
+    /// The path given (`-` for a pipe).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// What turns core errors of this input into Python exceptions.
     pub fn wait(&self) -> Arc<PyWait> {
         self.wait.clone()
@@ -358,10 +368,13 @@ impl PyData {
     /// read_format, sample_period, freq, ids), build_ids (filename,
     /// build_id, pid, misc), pmu_mappings, sample_time (first, last),
     /// clockid, clock_reference (tod_ns, clockid_ns), clockid_res_ns,
-    /// compressed, features (the names present), pipe. A value the file
+    /// compressed, features (the names present), unreadable_features
+    /// (name: why; each also a perf.DataWarning), pipe. A value the file
     /// does not have is None (empty for lists).
     #[getter]
     fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.read_header()?.to_dict(py)
+        let header = self.read_header()?;
+        crate::damage::warn_unreadable(py, &self.path, &header.features)?;
+        header.to_dict(py)
     }
 }

@@ -30,6 +30,7 @@ mod columns;
 mod constants;
 mod counts;
 mod cpu_map;
+mod damage;
 mod data;
 mod error;
 mod event_iter;

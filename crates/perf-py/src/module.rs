@@ -43,6 +43,7 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("pmu", crate::pmu::PyPmu::type_object(py))?;
     m.add("data", crate::data::PyData::type_object(py))?;
+    m.add("DataWarning", py.get_type::<crate::damage::DataWarning>())?;
     m.add("session", crate::session::PySession::type_object(py))?;
     m.add("thread", crate::thread::PyThread::type_object(py))?;
     m.add("callchain", crate::symbols::PyCallchain::type_object(py))?;

@@ -150,6 +150,7 @@ impl PySession {
             context_switch: callback(context_switch, "context_switch")?,
         };
         let mut session = data.get().open_session()?;
+        crate::damage::warn_unreadable(data.py(), data.get().path(), session.features())?;
         session.set_symbols(SymbolConf::from_keywords(vmlinux, kallsyms, symfs));
         Ok(PySession {
             machine: session.machine().clone(),

@@ -408,11 +408,42 @@ pub fn zstd(rng: &mut Rng, bytes: &[u8]) -> FileTally {
     check(&file_with(rng, true, bytes))
 }
 
-/// A generated file, mutated or not, checked.
+/// A generated file, mutated, whole, or cut short, checked.
 pub fn generated(rng: &mut Rng) -> FileTally {
     let mut f = file(rng);
-    if !rng.one_in(4) {
-        mutate(&mut f, rng);
+    match rng.below(8) {
+        0 | 1 => check(&f),
+        2 => cut_short(&f, rng),
+        _ => {
+            mutate(&mut f, rng);
+            check(&f)
+        }
     }
-    check(&f)
+}
+
+/// A valid file and a prefix of it, as a killed `perf record` or a full
+/// disk leaves one: the prefix gives no more samples than the whole, and
+/// fewer only with an error (a pipe cut at a record boundary excepted: it
+/// is a whole, shorter stream).
+fn cut_short(f: &[u8], rng: &mut Rng) -> FileTally {
+    let whole = check(f);
+    let at = rng.below(f.len() as u64) as usize;
+    let part = check(&f[..at]);
+    let header_size = f.get(8..16).and_then(|b| <[u8; 8]>::try_from(b).ok());
+    let pipe = header_size.is_some_and(|b| u64::from_le_bytes(b) == 16 || u64::from_be_bytes(b) == 16);
+    if whole.errors == 0 {
+        assert!(
+            part.samples <= whole.samples,
+            "a prefix of {at} bytes gave {} samples, the whole file {}",
+            part.samples,
+            whole.samples
+        );
+        assert!(
+            part.samples == whole.samples || part.errors == 1 || pipe,
+            "a prefix of {at} bytes gave {} of {} samples and no error",
+            part.samples,
+            whole.samples
+        );
+    }
+    part
 }

@@ -40,7 +40,13 @@ pub(crate) struct Decompressor {
     /// every record of it at that offset).
     offset: u64,
     bound: u64,
+    /// libzstd's last hint: 0 at the end of a frame, [`BLOCK_HEADER`]
+    /// between blocks, else the input the block in hand still needs.
+    hint: usize,
 }
+
+/// `ZSTD_blockHeaderSize`: the hint libzstd gives between two blocks.
+const BLOCK_HEADER: usize = 3;
 
 impl std::fmt::Debug for Decompressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,6 +69,7 @@ impl Decompressor {
             tail: 0,
             offset: 0,
             bound: bound.clamp(1, MAX_EXPANSION),
+            hint: 0,
         }
     }
 
@@ -109,11 +116,14 @@ impl Decompressor {
             let mut out = OutBuffer::around_pos(self.buf.as_mut_slice(), self.tail);
             let result = self.dctx.decompress_stream(&mut out, &mut inb);
             self.tail = out.pos();
-            if let Err(code) = result {
-                return Err(DataErrorKind::Zstd {
-                    detail: zstd_safe::get_error_name(code).to_owned(),
+            match result {
+                Ok(hint) => self.hint = hint,
+                Err(code) => {
+                    return Err(DataErrorKind::Zstd {
+                        detail: zstd_safe::get_error_name(code).to_owned(),
+                    }
+                    .at(path, offset))
                 }
-                .at(path, offset));
             }
             if self.tail - carried > bound {
                 return Err(
@@ -136,6 +146,19 @@ impl Decompressor {
     /// Marks `n` more bytes as read.
     pub(crate) fn consume(&mut self, n: usize) {
         self.head = self.head.saturating_add(n).min(self.tail);
+    }
+
+    /// How much more input the block in hand needs, when the input so far
+    /// ended inside a block (perf's `ZSTD_flushStream` ends the data of
+    /// each ring read on a block boundary, so the end of the data is one;
+    /// the end of a cut COMPRESSED record is not).
+    pub(crate) fn unfinished_block(&self) -> Option<usize> {
+        match self.hint {
+            0 | BLOCK_HEADER => None,
+            // Inside a block the hint counts the next block's header too.
+            h if h > BLOCK_HEADER => Some(h - BLOCK_HEADER),
+            h => Some(h),
+        }
     }
 
     /// The offset of the compressed record the pending bytes came from.

@@ -151,6 +151,10 @@ pub struct Features {
     pub branch_stack: bool,
     /// The other features, as (bit, bytes in the file's order).
     pub raw: Vec<(u32, Vec<u8>)>,
+    /// The feature sections that could not be read, as (bit, why): cut
+    /// short, past the end of the file, overlapping another part, or
+    /// malformed. perf reads the samples of such a file; so do we.
+    pub unreadable: Vec<(u32, String)>,
 }
 
 impl Features {

@@ -170,12 +170,12 @@ fn read_file(file: DataFile, path: String, h: FileHeader) -> Result<Input> {
         }
         .at(&fpath, 40));
     }
-    let region = |what: &str, s: Section| Region {
-        what: what.into(),
-        start: s.offset,
-        size: s.size,
+    // The data section may be cut short: its records up to the cut are
+    // read, and the reader reports the cut where it meets it.
+    let data_there = Section {
+        offset: h.data.offset,
+        size: h.data.size.min(file_size.saturating_sub(h.data.offset)),
     };
-    let table = h.feature_table();
     let mut regions = vec![
         Region {
             what: "file header".into(),
@@ -183,9 +183,8 @@ fn read_file(file: DataFile, path: String, h: FileHeader) -> Result<Input> {
             size: h.size,
         },
         region("attrs section", h.attrs),
-        region("data section", h.data),
+        region("data section", data_there),
         region("event_types section", h.event_types),
-        region("feature section table", table),
     ];
     header::check_regions(&mut regions.clone(), file_size, &fpath)?;
     let read = |s: Section, what: &str| read_section(&file, s, what);
@@ -201,32 +200,8 @@ fn read_file(file: DataFile, path: String, h: FileHeader) -> Result<Input> {
         let ids = attrs::parse_ids(&read(ids, &what)?, h.endian);
         attrs.push(FileAttr { attr, ids });
     }
-    let table_bytes = read(table, "feature section table")?;
-    let mut sections = Vec::new();
-    for (i, bit) in h.feature_bits().enumerate() {
-        let s = Section::read(&table_bytes, 16 * i, h.endian);
-        let what = format!("feature {}", abi::feature::name(bit));
-        header::check_regions(&mut [region(&what, s)], file_size, &fpath)?;
-        regions.push(region(&what, s));
-        sections.push((bit, s));
-    }
-    header::check_regions(&mut regions, file_size, &fpath)?;
-    let mut features = Features::default();
-    let mut tracing_data = None;
-    for (bit, s) in sections {
-        if s.size > MAX_FEATURE {
-            features.present.push(bit);
-            continue;
-        }
-        let what = format!("feature {}", abi::feature::name(bit));
-        let bytes = read(s, &what)?;
-        if bit == abi::feature::TRACING_DATA {
-            features.present.push(bit);
-            tracing_data = Some(TracingData::parse(&bytes, &fpath, s.offset)?);
-        } else {
-            features.parse_section(bit, &bytes, h.endian, &fpath, s.offset)?;
-        }
-    }
+    header::check_regions(&mut regions.clone(), file_size, &fpath)?;
+    let (features, tracing_data) = read_features(&file, &h, regions, file_size);
     let endian = h.endian;
     let bytes = ByteReader::new(file, h.data.offset, Some(h.data.size), h.data.offset);
     Ok(Input {
@@ -239,6 +214,106 @@ fn read_file(file: DataFile, path: String, h: FileHeader) -> Result<Input> {
         tracing_data,
         readers: vec![RecordReader::new(bytes, endian)],
     })
+}
+
+fn region(what: &str, s: Section) -> Region {
+    Region {
+        what: what.into(),
+        start: s.offset,
+        size: s.size,
+    }
+}
+
+/// The feature sections, as perf's `perf_header__process_sections` reads
+/// them: a section that cannot be read (its table entry or its bytes past
+/// the end of the file, overlapping another part, malformed) is set aside
+/// in [`Features::unreadable`] with the reason, and the others are read.
+/// perf 6.1 stops at the first such section and reads the samples all
+/// the same; we read the sections after it too.
+fn read_features(
+    file: &DataFile,
+    h: &FileHeader,
+    mut regions: Vec<Region>,
+    file_size: u64,
+) -> (Features, Option<TracingData>) {
+    let mut features = Features::default();
+    let mut tracing_data = None;
+    let table = h.feature_table();
+    // The entries of the table that are in the file.
+    let there = file_size.saturating_sub(table.offset).min(table.size) / 16 * 16;
+    let table_there = Section {
+        offset: table.offset,
+        size: there,
+    };
+    let what = "feature section table";
+    let (table_bytes, table_why) =
+        match check_one(&regions, region(what, table_there), file_size, &file.path)
+            .and_then(|()| read_section(file, table_there, what))
+        {
+            Ok(b) => {
+                regions.push(region(what, table_there));
+                let why = format!(
+                    "its entry of the feature section table ({} bytes at {:#x}) is past the end \
+                     of the file ({file_size} bytes)",
+                    table.size, table.offset
+                );
+                (b, why)
+            }
+            Err(e) => (Vec::new(), why(&e)),
+        };
+    for (i, bit) in h.feature_bits().enumerate() {
+        let what = format!("feature {}", abi::feature::name(bit));
+        let Some(s) = table_bytes
+            .get(16 * i..16 * i + 16)
+            .map(|_| Section::read(&table_bytes, 16 * i, h.endian))
+        else {
+            features.unreadable.push((bit, table_why.clone()));
+            continue;
+        };
+        if s.size > MAX_FEATURE {
+            features.present.push(bit);
+            continue;
+        }
+        let outcome = check_one(&regions, region(&what, s), file_size, &file.path)
+            .and_then(|()| read_section(file, s, &what))
+            .and_then(|bytes| {
+                if bit == abi::feature::TRACING_DATA {
+                    features.present.push(bit);
+                    tracing_data = Some(TracingData::parse(&bytes, &file.path, s.offset)?);
+                    Ok(())
+                } else {
+                    features.parse_section(bit, &bytes, h.endian, &file.path, s.offset)
+                }
+            });
+        match outcome {
+            Ok(()) => regions.push(region(&what, s)),
+            Err(e) => features.unreadable.push((bit, why(&e))),
+        }
+    }
+    if features.compressed.is_some_and(|c| c.mmap_len == 0) {
+        // perf cannot map a buffer of 0 bytes to decompress into.
+        features.compressed = None;
+        features.unreadable.push((
+            abi::feature::COMPRESSED,
+            "its mmap_len is 0 (records are decompressed with the default bound)".into(),
+        ));
+    }
+    (features, tracing_data)
+}
+
+/// What is wrong, without the path (the warning names it once).
+fn why(e: &crate::Error) -> String {
+    match e {
+        crate::Error::PerfData(d) => format!("{} (at file offset {:#x})", d.kind, d.offset),
+        e => e.to_string(),
+    }
+}
+
+/// Checks that `r` lies inside the file and overlaps none of `regions`.
+fn check_one(regions: &[Region], r: Region, file_size: u64, path: &str) -> Result<()> {
+    let mut all = regions.to_vec();
+    all.push(r);
+    header::check_regions(&mut all, file_size, path)
 }
 
 /// The bytes of a section (already checked to lie inside the file).

@@ -30,6 +30,8 @@ pub(crate) struct ByteReader {
     pos: u64,
     /// What to add to `pos` for the offset in the file.
     file_base: u64,
+    /// Start of the data section, as offsets are reported.
+    start: u64,
     /// End of the data section (files); streams end at EOF.
     end: Option<u64>,
     eof: bool,
@@ -52,6 +54,7 @@ impl ByteReader {
             head: 0,
             tail: 0,
             pos: shown,
+            start: shown,
             file_base: offset.saturating_sub(shown),
             eof: false,
         }
@@ -119,6 +122,15 @@ impl ByteReader {
             self.tail += got;
         }
         Ok(())
+    }
+
+    /// Where the data ended before the end its section declares (a file
+    /// cut short, or one that shrank): (declared size, bytes there are),
+    /// counted from the section's start.
+    fn cut_short(&self) -> Option<(u64, u64)> {
+        let there = self.pos + (self.tail - self.head) as u64;
+        let end = self.end.filter(|&e| self.eof && there < e)?;
+        Some((end - self.start, there - self.start))
     }
 
     /// Marks `n` buffered bytes as read.
@@ -531,24 +543,38 @@ impl RecordReader {
             .ok_or_else(|| record_size(header, "too small for its size field", self.path(), offset))
     }
 
-    /// The end of the file's data: what is left of the decompressed data
-    /// must be nothing.
+    /// The end of the file's data: it must be where the data section
+    /// says, and what is left of the decompressed data must be nothing.
     fn at_end(&self, offset: u64) -> Result<()> {
-        match &self.decomp {
-            Some(d) if !d.pending().is_empty() => {
-                let pending = d.pending();
-                let need = read_header(pending, self.endian)
-                    .map_or(HEADER_SIZE as u64, |h| u64::from(h.size));
-                let what = "compressed data: the last record";
-                Err(truncated(
-                    what,
-                    need,
-                    pending.len() as u64,
-                    self.path(),
-                    offset,
-                ))
+        if let Some((need, have)) = self.bytes.cut_short() {
+            return Err(truncated("data section", need, have, self.path(), offset));
+        }
+        let Some(d) = &self.decomp else {
+            return Ok(());
+        };
+        let pending = d.pending();
+        if !pending.is_empty() {
+            let need =
+                read_header(pending, self.endian).map_or(HEADER_SIZE as u64, |h| u64::from(h.size));
+            let what = "compressed data: the last record";
+            return Err(truncated(
+                what,
+                need,
+                pending.len() as u64,
+                self.path(),
+                offset,
+            ));
+        }
+        match d.unfinished_block() {
+            Some(need) => Err(DataErrorKind::Malformed {
+                what: "compressed data".into(),
+                detail: format!(
+                    "the last COMPRESSED record ends inside a zstd block \
+                     ({need} more bytes were needed to decompress it): its records are lost"
+                ),
             }
-            _ => Ok(()),
+            .at(self.path(), d.offset())),
+            None => Ok(()),
         }
     }
 }

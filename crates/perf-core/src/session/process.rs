@@ -55,6 +55,10 @@ pub(crate) struct Run {
     /// A record to queue again after the paused HALF flush it caused.
     requeue: Option<Requeue>,
     started: bool,
+    /// The damage that stopped the reading: raised once the records read
+    /// before it have been delivered (the ordered queue flushed, not
+    /// dropped).
+    failed: Option<crate::Error>,
 }
 
 /// A record that met a full queue: (time, native bytes, evsel, reader,
@@ -134,6 +138,7 @@ pub(super) fn open(data: PerfData, options: SessionOptions) -> Result<Session> {
         done: Vec::new(),
         requeue: None,
         started: false,
+        failed: None,
     };
     let mut s = Session {
         path: input.path,
@@ -251,6 +256,7 @@ fn run_all<H: Handler>(
         done,
         requeue,
         started: _,
+        failed,
     } = run;
     // The prologue's records, for the handler (already taken in).
     for (offset, bytes) in std::mem::take(prologue) {
@@ -275,7 +281,7 @@ fn run_all<H: Handler>(
         }
     }
     let nr = readers.len();
-    while done.iter().any(|d| !d) {
+    'read: while done.iter().any(|d| !d) {
         let i = *turn % nr.max(1);
         if done.get(i).copied().unwrap_or(true) {
             *turn = (i + 1) % nr;
@@ -287,17 +293,32 @@ fn run_all<H: Handler>(
         let path = paths.get(i).map_or("", String::as_str);
         let start = *turn_start.get_or_insert(reader.handed());
         loop {
-            let Some(raw) = reader.next()? else {
-                if let Some(d) = done.get_mut(i) {
-                    *d = true;
+            let raw = match reader.next() {
+                Ok(Some(raw)) => raw,
+                Ok(None) => {
+                    if let Some(d) = done.get_mut(i) {
+                        *d = true;
+                    }
+                    break;
                 }
-                break;
+                Err(e) => {
+                    *failed = Some(e);
+                    break 'read;
+                }
             };
             let mut bound = None;
-            if raw.header.type_ >= PERF_RECORD_USER_TYPE_START {
-                bound = user_record(s, ordered, w, raw, path, h, paths)?;
+            let handled = if raw.header.type_ >= PERF_RECORD_USER_TYPE_START {
+                user_record(s, ordered, w, raw, path, h, paths).map(|b| bound = b)
             } else {
-                kernel_record(s, ordered, *ordering, w, raw, i, path, paths, h, requeue)?;
+                kernel_record(s, ordered, *ordering, w, raw, i, path, paths, h, requeue)
+            };
+            match handled {
+                Ok(()) => {}
+                Err(ProcessError::Data(e)) => {
+                    *failed = Some(e);
+                    break 'read;
+                }
+                Err(e) => return Err(e),
             }
             if let Some(b) = bound {
                 reader.set_decomp_bound(b);
@@ -312,9 +333,20 @@ fn run_all<H: Handler>(
         *turn_start = None;
         *turn = (i + 1) % nr;
     }
-    ordered.flush(Flush::Final, |q, rec| {
+    if failed.is_some() {
+        // Damaged data: nothing after it is read, what came before is.
+        done.fill(true);
+    }
+    let flow = ordered.flush(Flush::Final, |q, rec| {
         deliver(s, w, q.evsel, rec, q.offset, path_of(paths, q), h)
-    })
+    })?;
+    match failed.take() {
+        Some(e) if flow.is_continue() => Err(ProcessError::Data(e)),
+        e => {
+            *failed = e;
+            Ok(flow)
+        }
+    }
 }
 
 fn path_of<'a>(paths: &'a [String], q: &Queued) -> &'a str {
