@@ -350,6 +350,12 @@ fn record_sizes_that_cannot_be() {
         e.to_string().contains("PERF_RECORD_SAMPLE") && e.offset == l.data,
         "{e}"
     );
+    // The record is named once.
+    assert_eq!(
+        e.to_string().matches("PERF_RECORD_SAMPLE").count(),
+        1,
+        "{e}"
+    );
 }
 
 #[test]

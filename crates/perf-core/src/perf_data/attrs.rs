@@ -91,8 +91,19 @@ pub fn parse_attrs(bytes: &[u8], header: &FileHeader, path: &str) -> Result<Vec<
         let at = base + i as u64 * entry;
         let size = attr_size(e, order, path, at)?;
         if size + 16 != entry {
-            let detail = format!("the attrs section's entries are {entry} bytes (attr size + 16)");
-            return Err(DataErrorKind::AttrSize { size, detail }.at(path, at + 4));
+            let given = order.u32_at(e, 4).map_or(0, u64::from);
+            let read_as = if given == 0 {
+                format!("perf reads a size of 0 as PERF_ATTR_SIZE_VER0 ({ATTR_SIZE_VER0}), and ")
+            } else {
+                String::new()
+            };
+            let detail =
+                format!("{read_as}the attrs section's entries are {entry} bytes (attr size + 16)");
+            return Err(DataErrorKind::AttrSize {
+                size: given,
+                detail,
+            }
+            .at(path, at + 4));
         }
         let n = usize::try_from(size).unwrap_or(usize::MAX);
         let image = e.get(..n).unwrap_or_default();
@@ -223,6 +234,28 @@ mod tests {
             "f"
         )
         .is_ok());
+        // attr.size 0 in entries of another size: the message says 0.
+        let mut v0_128 = v0[..64].to_vec();
+        v0_128.extend_from_slice(&[0; 64 + 16]);
+        let e = parse_attrs(
+            &v0_128,
+            &header(
+                144,
+                Section {
+                    offset: 0,
+                    size: 144,
+                },
+            ),
+            "f",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("attr size 0 ")
+                && e.contains("perf reads a size of 0 as PERF_ATTR_SIZE_VER0 (64)")
+                && e.contains("entries are 144 bytes"),
+            "{e}"
+        );
         // A section that is not a whole number of entries.
         let e = entry(&a, 120, Section::default());
         let k = kind(

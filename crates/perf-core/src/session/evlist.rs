@@ -231,8 +231,9 @@ impl Evlist {
                 return Err(DataErrorKind::Malformed {
                     what: "attrs".into(),
                     detail: format!(
-                        "attr {} ({}) and attr 0 ({}): {why}",
-                        e.idx, e.name, first.name
+                        "{} and {} cannot be read from one file: {why}",
+                        attr_label(e.idx, &e.name),
+                        attr_label(0, &first.name)
                     ),
                 }
                 .at(path, 0));
@@ -284,6 +285,15 @@ impl Evlist {
             return Ok(Some(first));
         }
         Ok(self.ids.get(&id).and_then(|&i| self.evsels.get(i)))
+    }
+}
+
+/// "attr 1 (cpu-clock)", or "attr 1" when the file names no events.
+fn attr_label(idx: usize, name: &str) -> String {
+    if name.is_empty() {
+        format!("attr {idx}")
+    } else {
+        format!("attr {idx} ({name})")
     }
 }
 
@@ -373,11 +383,29 @@ mod tests {
         let mut el = Evlist::default();
         el.add(attr(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP, true), vec![1]);
         el.add(attr(PERF_SAMPLE_ID | PERF_SAMPLE_IP, true), vec![2]);
-        assert!(el
-            .check("f")
-            .unwrap_err()
-            .to_string()
-            .contains("non matching sample_type"));
+        let e = el.check("f").unwrap_err().to_string();
+        assert!(
+            e.contains("attr 1 and attr 0 cannot be read from one file: ")
+                && e.contains("non matching sample_type"),
+            "{e}"
+        );
+        el.set_names(&[
+            crate::perf_data::EventDesc {
+                attr: Attr::default(),
+                name: "cpu-clock".into(),
+                ids: vec![1],
+            },
+            crate::perf_data::EventDesc {
+                attr: Attr::default(),
+                name: "task-clock".into(),
+                ids: vec![2],
+            },
+        ]);
+        let e = el.check("f").unwrap_err().to_string();
+        assert!(
+            e.contains("attr 1 (task-clock) and attr 0 (cpu-clock) cannot"),
+            "{e}"
+        );
         let mut el = Evlist::default();
         el.add(attr(PERF_SAMPLE_IDENTIFIER, true), vec![1]);
         el.add(attr(PERF_SAMPLE_IDENTIFIER, false), vec![2]);

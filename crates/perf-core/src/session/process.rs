@@ -499,9 +499,14 @@ fn deliver<H: Handler>(
     };
     if let Err(err) = record::parse_into(bytes, &e.info, &mut w.record) {
         let what = record_name(w.record.header.type_);
+        let detail = match err {
+            // Named once: the parser names the record too.
+            crate::Error::Malformed { detail, .. } => detail,
+            err => err.to_string(),
+        };
         return Err(DataErrorKind::Malformed {
             what: what.into(),
-            detail: err.to_string(),
+            detail,
         }
         .at(path, offset)
         .into());
