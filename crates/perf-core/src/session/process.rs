@@ -281,7 +281,7 @@ fn run_all<H: Handler>(
         }
     }
     let nr = readers.len();
-    'read: while done.iter().any(|d| !d) {
+    while done.iter().any(|d| !d) {
         let i = *turn % nr.max(1);
         if done.get(i).copied().unwrap_or(true) {
             *turn = (i + 1) % nr;
@@ -302,8 +302,8 @@ fn run_all<H: Handler>(
                     break;
                 }
                 Err(e) => {
-                    *failed = Some(e);
-                    break 'read;
+                    damaged(failed, done, i, e);
+                    break;
                 }
             };
             let mut bound = None;
@@ -315,8 +315,8 @@ fn run_all<H: Handler>(
             match handled {
                 Ok(()) => {}
                 Err(ProcessError::Data(e)) => {
-                    *failed = Some(e);
-                    break 'read;
+                    damaged(failed, done, i, e);
+                    break;
                 }
                 Err(e) => return Err(e),
             }
@@ -333,10 +333,6 @@ fn run_all<H: Handler>(
         *turn_start = None;
         *turn = (i + 1) % nr;
     }
-    if failed.is_some() {
-        // Damaged data: nothing after it is read, what came before is.
-        done.fill(true);
-    }
     let flow = ordered.flush(Flush::Final, |q, rec| {
         deliver(s, w, q.evsel, rec, q.offset, path_of(paths, q), h)
     })?;
@@ -346,6 +342,16 @@ fn run_all<H: Handler>(
             *failed = e;
             Ok(flow)
         }
+    }
+}
+
+/// Damaged data in reader `i`: nothing after it is read, what came before
+/// it is, and so is the rest of a directory's other files; the first
+/// damage is raised once they are delivered.
+fn damaged(failed: &mut Option<crate::Error>, done: &mut [bool], i: usize, e: crate::Error) {
+    failed.get_or_insert(e);
+    if let Some(d) = done.get_mut(i) {
+        *d = true;
     }
 }
 
