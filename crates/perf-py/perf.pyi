@@ -294,6 +294,9 @@ class mmap_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     misc: int
     pid: int
     tid: int
@@ -317,6 +320,9 @@ class mmap2_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     misc: int
     pid: int
     tid: int
@@ -352,6 +358,9 @@ class lost_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     id: int
     lost: int
     def __new__(cls) -> Self: ...
@@ -369,6 +378,9 @@ class comm_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     pid: int
     tid: int
     @property
@@ -388,6 +400,9 @@ class task_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     pid: int
     ppid: int
     tid: int
@@ -408,6 +423,9 @@ class throttle_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     time: int
     id: int
     stream_id: int
@@ -426,6 +444,9 @@ class read_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     pid: int
     tid: int
     @property
@@ -526,6 +547,9 @@ class switch_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """The evsel the record belongs to (None when it matched none)."""
     misc: int
     next_prev_pid: int
     next_prev_tid: int
@@ -544,6 +568,10 @@ class stat_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """None: upstream builds stat records without their evsel (the
+        stat callback gets its name instead)."""
     id: int
     cpu: int
     thread: int
@@ -565,6 +593,10 @@ class stat_round_event:
     sample_period: int
     sample_cpu: int
     type: int
+    @property
+    def evsel(self) -> evsel | None:
+        """None: upstream builds stat records without their evsel (the
+        stat callback gets its name instead)."""
     stat_round_type: int
     time: int
     def __new__(cls) -> Self: ...

@@ -59,6 +59,9 @@ macro_rules! event_class {
             pub r#type: u32,
             $(#[doc = $rwdoc] #[pyo3(get, set)] pub $rw: $rwty,)*
             $(#[doc = $rodoc] #[pyo3(get)] pub $ro: $roty,)*
+            /// The evsel the record belongs to, or None.
+            #[pyo3(get)]
+            pub evsel: Option<Py<PyEvsel>>,
             $(pub $hid: $hidty,)*
         }
 
@@ -119,7 +122,7 @@ event_class!(SampleEvent, "sample_event", "perf sample event object.",
          sample_data_src: u64 = "event data source", sample_insn_count: u64 = "event instruction count",
          sample_cyc_count: u64 = "event cycle count" }
     ro {}
-    hidden { raw: Option<Vec<u8>>, evsel_obj: Option<Py<PyEvsel>>, raw_order: Option<Endian>,
+    hidden { raw: Option<Vec<u8>>, raw_order: Option<Endian>,
              origin: Option<SampleOrigin> });
 event_class!(SwitchEvent, "context_switch_event", "perf context_switch event object.",
     rw { misc: u32 = "event misc", next_prev_pid: u32 = "next/prev pid", next_prev_tid: u32 = "next/prev tid" }
@@ -373,20 +376,14 @@ impl SampleEvent {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(e) = &self.evsel_obj {
+        if let Some(e) = &self.evsel {
             visit.call(e)?;
         }
         Ok(())
     }
 
     fn __clear__(&mut self) {
-        self.evsel_obj = None;
-    }
-
-    /// The evsel the sample belongs to.
-    #[getter]
-    fn evsel(&self, py: Python<'_>) -> Option<Py<PyEvsel>> {
-        self.evsel_obj.as_ref().map(|e| e.clone_ref(py))
+        self.evsel = None;
     }
 
     // Symbols (symbols.rs): resolved at the first read, None when not.
@@ -502,13 +499,13 @@ impl SampleEvent {
     /// Points at `evsel`, keeping the reference it has when it is the same.
     #[inline(always)]
     fn set_evsel(&mut self, py: Python<'_>, evsel: Option<&Py<PyEvsel>>) {
-        let same_evsel = match (&self.evsel_obj, evsel) {
+        let same_evsel = match (&self.evsel, evsel) {
             (Some(a), Some(b)) => a.is(b),
             (None, None) => true,
             _ => false,
         };
         if !same_evsel {
-            self.evsel_obj = evsel.map(|o| o.clone_ref(py));
+            self.evsel = evsel.map(|o| o.clone_ref(py));
         }
     }
 
@@ -596,7 +593,7 @@ pub fn build(
     source: Option<&Arc<SampleSource>>,
     cache: &mut Recycler,
 ) -> PyResult<Py<PyAny>> {
-    match decode(py, &rec, cache)? {
+    match decode(py, &rec, evsel, cache)? {
         Decoded::Sample(members, extras) => recycled(py, rec.format, cache, |e| {
             fill_sample(py, e, &members, &extras, rec.bytes, evsel, source)
         }),
@@ -616,7 +613,12 @@ pub enum Decoded {
 /// Decodes one record: the members of a fixed-layout SAMPLE straight from
 /// the bytes (the hot path), anything else through the full parser.
 #[inline(always)]
-pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyResult<Decoded> {
+pub fn decode(
+    py: Python<'_>,
+    rec: &RecordRef<'_>,
+    evsel: Option<&Py<PyEvsel>>,
+    cache: &mut Recycler,
+) -> PyResult<Decoded> {
     if let Some(members) = record::sample_members(rec.bytes, rec.info) {
         return Ok(Decoded::Sample(members, SampleExtras::default()));
     }
@@ -633,7 +635,7 @@ pub fn decode(py: Python<'_>, rec: &RecordRef<'_>, cache: &mut Recycler) -> PyRe
     if let Some(machine) = rec.machine {
         machine.process_live(parsed, rec.bytes);
     }
-    Ok(Decoded::Other(other_event(py, parsed, rec.bytes)?))
+    Ok(Decoded::Other(other_event(py, parsed, rec.bytes, evsel)?))
 }
 
 /// A sample of a perf.data file (`session.process_events()`): the same
@@ -734,18 +736,29 @@ pub fn stat_round_event(py: Python<'_>, round: &StatRound) -> PyResult<Py<PyAny>
 
 /// The event object of a side-band record of a file (`context_switch`
 /// callbacks: SWITCH and SWITCH_CPU_WIDE records), as `read_on_cpu` makes it.
-pub fn file_record(py: Python<'_>, ev: &Event<'_>) -> PyResult<Py<PyAny>> {
-    other_event(py, ev.record, ev.bytes)
+pub fn file_record(
+    py: Python<'_>,
+    ev: &Event<'_>,
+    evsel: Option<&Py<PyEvsel>>,
+) -> PyResult<Py<PyAny>> {
+    other_event(py, ev.record, ev.bytes, evsel)
 }
 
-/// The non-sample record kinds.
-fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyAny>> {
+/// The non-sample record kinds, pointing at `evsel` (their record's).
+fn other_event(
+    py: Python<'_>,
+    parsed: &Record,
+    bytes: &[u8],
+    evsel: Option<&Py<PyEvsel>>,
+) -> PyResult<Py<PyAny>> {
+    let evsel = || evsel.map(|o| o.clone_ref(py));
     let t = parsed.header.type_;
     let s = &parsed.sample;
     let misc = u32::from(parsed.header.misc);
     let obj: Py<PyAny> = match &parsed.body {
         &Body::Comm { pid, tid, ref comm } => {
             let mut e = CommEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(bytes, comm)));
             Py::new(py, e)?.into_any()
         }
@@ -757,6 +770,7 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             time,
         } => {
             let mut e = TaskEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.pid, e.ppid, e.tid, e.ptid, e.time) = (pid, ppid, tid, ptid, time);
             Py::new(py, e)?.into_any()
         }
@@ -769,12 +783,14 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             ref filename,
         } => {
             let mut e = MmapEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff) = (misc, pid, tid, start, len, pgoff);
             e.filename = lossy(record::bytes(bytes, filename));
             Py::new(py, e)?.into_any()
         }
         &Body::Lost { id, lost } => {
             let mut e = LostEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.id, e.lost) = (id, lost);
             Py::new(py, e)?.into_any()
         }
@@ -785,11 +801,13 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             trailer_word,
         } => {
             let mut e = ThrottleEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.time, e.id, e.stream_id, e.trailer_word) = (time, id, stream_id, trailer_word);
             Py::new(py, e)?.into_any()
         }
         Body::Read { pid, tid, values } => {
             let mut e = ReadEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.pid, e.tid) = (*pid, *tid);
             e.values = values.values().iter().map(|v| v.value).collect();
             Py::new(py, e)?.into_any()
@@ -799,6 +817,7 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             next_prev_tid,
         } => {
             let mut e = SwitchEvent::with_sample(t, s);
+            e.evsel = evsel();
             (e.misc, e.next_prev_pid, e.next_prev_tid) = (misc, next_prev_pid, next_prev_tid);
             Py::new(py, e)?.into_any()
         }
@@ -814,6 +833,7 @@ fn other_event(py: Python<'_>, parsed: &Record, bytes: &[u8]) -> PyResult<Py<PyA
             ref filename,
         } => {
             let mut e = Mmap2Event::with_sample(t, s);
+            e.evsel = evsel();
             (
                 e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags,
             ) = (misc, pid, tid, start, len, pgoff, prot, flags);

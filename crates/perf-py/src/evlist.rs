@@ -261,11 +261,16 @@ impl PyEvlist {
         let mut read = 0usize;
         if max_events != Some(0) {
             let mut guard = self.inner();
-            let Inner { core, cache, .. } = &mut *guard;
+            let Inner {
+                core,
+                cache,
+                evsels,
+                ..
+            } = &mut *guard;
             for ring in 0..core.ring_count() {
                 let drained = core.drain_ring_with(ring, |rec| {
                     if !builder.push_direct(&rec) {
-                        match events::decode(py, &rec, cache) {
+                        match events::decode(py, &rec, evsels.get(rec.evsel_idx), cache) {
                             Ok(Decoded::Sample(m, _)) => builder.push(rec.evsel_idx, &m),
                             Ok(Decoded::Other(event)) => others.push(event),
                             Err(e) => {

@@ -367,7 +367,11 @@ impl Handler for PyHandler<'_, '_> {
         let Some(cb) = &self.callbacks.context_switch else {
             return Ok(());
         };
-        let event = events::file_record(self.py, ev)?;
+        let evsel = match ev.evsel {
+            Some(e) => Some(&slot(self.py, self.evsels, self.machine, self.memo, e)?.obj),
+            None => None,
+        };
+        let event = events::file_record(self.py, ev, evsel)?;
         cb.bind(self.py).call1((event,))?;
         Ok(())
     }
