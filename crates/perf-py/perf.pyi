@@ -511,6 +511,10 @@ class sample_event:
     def sym_end(self) -> int | None:
         """The symbol's end."""
     @property
+    def sym_offset(self) -> int | None:
+        """The ip's offset into its symbol, as perf script's sym+0x...;
+        None without a symbol (as upstream's getter)."""
+    @property
     def callchain(self) -> callchain | None:
         """The call chain, leaf first; None without PERF_SAMPLE_CALLCHAIN."""
     @property
@@ -825,6 +829,10 @@ class callchain_node:
     """perf callchain node object."""
     @property
     def ip(self) -> int: ...
+    @property
+    def sym_offset(self) -> int | None:
+        """The frame's offset into its symbol, as perf script's sym+0x...;
+        None without a symbol (as upstream's getter)."""
     @property
     def symbol(self) -> str:
         """The function's name, or "[unknown]"."""

@@ -434,6 +434,12 @@ impl SampleEvent {
     fn sym_end(&mut self) -> Option<u64> {
         self.located().and_then(|al| getters::sym(al, false))
     }
+    /// The ip's offset into its symbol (perf script's `sym+0x…`).
+    #[getter]
+    fn sym_offset(&mut self) -> Option<u64> {
+        self.located()
+            .and_then(perf_core::symbol::resolve::AddrLocation::symoff)
+    }
     /// The call chain, leaf first.
     #[getter]
     fn callchain(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyCallchain>>> {

@@ -349,6 +349,13 @@ impl PyCallchainNode {
         self.node.ip
     }
 
+    /// The frame's offset into its symbol (perf script's `sym+0x…`), None
+    /// without a symbol.
+    #[getter]
+    fn sym_offset(&self) -> Option<u64> {
+        self.node.location.symoff()
+    }
+
     /// The object's (long) name, or "[unknown]" (perf's session shows
     /// kernel paths).
     #[getter]
