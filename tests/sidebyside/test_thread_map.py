@@ -95,7 +95,7 @@ result([len(m), m[0], m[-1], list(m), 42 in m, 7 in m, type(iter(m)).__name__,
 """).check()
     assert got[:7] == [1, 42, 42, [42], True, False, "iterator"]
     assert got[7] == ["TypeError", "sequence index must be integer, not 'slice'", None]
-    assert got[8] == [False, False]
+    assert got[8] == [module.name == "ours", False]  # __iter__: ours (7.3 stub), not C's
 
 
 def test_index_out_of_range_is_an_index_error(perf_ours):

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use perf_core::cpumap::CpuMap;
 use pyo3::prelude::*;
+use pyo3::types::PyIterator;
 
 use crate::error::PerfResult;
-use crate::sequence::{sequence_index, SeqIndex};
+use crate::sequence::{sequence_index, sequence_iter, SeqIndex};
 
 /// cpu map object.
 #[pyclass(module = "perf", name = "cpu_map", subclass, frozen)]
@@ -34,6 +35,10 @@ impl PyCpuMap {
     fn __getitem__(&self, index: &Bound<'_, PyAny>) -> PyResult<i32> {
         let SeqIndex(i) = sequence_index(index, self.map.len())?;
         Ok(self.map.as_slice()[i])
+    }
+
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyIterator>> {
+        sequence_iter(slf.as_any())
     }
 }
 

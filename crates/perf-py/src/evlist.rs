@@ -9,7 +9,7 @@ use perf_core::sys::{self, Ioctl};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyList;
+use pyo3::types::{PyIterator, PyList};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::columns::{self, SampleColumns};
@@ -19,7 +19,7 @@ use crate::event_iter::EventIterator;
 use crate::events::{self, Decoded};
 use crate::evsel::{map_arg, PyEvsel};
 use crate::recycler::Recycler;
-use crate::sequence::{sequence_index, SeqIndex};
+use crate::sequence::{sequence_index, sequence_iter, SeqIndex};
 use crate::symbols::{ChainMemo, SampleSource};
 use crate::thread_map::PyThreadMap;
 
@@ -336,6 +336,10 @@ impl PyEvlist {
         let inner = self.inner();
         let SeqIndex(i) = sequence_index(index, inner.evsels.len())?;
         Ok(inner.evsels[i].clone_ref(py))
+    }
+
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyIterator>> {
+        sequence_iter(slf.as_any())
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
