@@ -274,7 +274,7 @@ class evsel:
     def ids(self) -> list[int]:
         """event IDs."""
     @property
-    def fallbacks(self) -> list[tuple[str, Literal["kernel", "build target"]]]:
+    def fallbacks(self) -> list[tuple[str, Literal["kernel", "build target", "pmu"]]]:
         """Module defaults the last open() dropped, as (name, reason)."""
 
 # -- events ------------------------------------------------------------------

@@ -140,9 +140,19 @@ impl Evlist {
     }
 
     /// Opens every evsel on the evlist's maps; on failure closes them all.
+    /// With no CPUs given, an event of an uncore PMU opens on its PMU's
+    /// `cpumask` CPUs with no task, as perf does (`pmu_cpus`).
     pub fn open(&mut self, policy: &Policy) -> Result<()> {
         let (cpus, threads) = self.maps()?;
         let result = (0..self.evsels.len()).try_for_each(|i| {
+            let uncore = match self.cpus {
+                None => crate::pmu_cpus::uncore_maps(&lock(&self.evsels[i]).attr),
+                Some(_) => None,
+            };
+            let (cpus, threads) = match uncore {
+                Some((c, t)) => (Arc::new(c), Arc::new(t)),
+                None => (cpus.clone(), threads.clone()),
+            };
             let leader = lock(&self.evsels[i]).group_leader.filter(|&l| l < i);
             // Members are opened with their leader's fd for the same
             // (CPU, thread), so the kernel schedules the group together.
@@ -155,12 +165,7 @@ impl Evlist {
                         .collect(),
                 )
             });
-            lock(&self.evsels[i]).open_in_group(
-                cpus.clone(),
-                threads.clone(),
-                policy,
-                leader_fds.as_deref(),
-            )
+            lock(&self.evsels[i]).open_in_group(cpus, threads, policy, leader_fds.as_deref())
         });
         if result.is_err() {
             self.close();

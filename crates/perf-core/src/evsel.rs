@@ -43,7 +43,8 @@ impl FdTable {
 /// An event selector.
 #[derive(Debug, Default)]
 pub struct Evsel {
-    /// The attr as the user configured it.
+    /// The attr as the user configured it; after an open, with what the
+    /// open dropped cleared, as perf's fallback leaves `evsel->core.attr`.
     pub attr: Attr,
     /// An explicit name (from `parse_events`), else derived from the attr.
     pub name: Option<String>,
@@ -131,6 +132,12 @@ impl Evsel {
             }
         }
         let attr = settled.map_or(self.attr, |(a, _)| a);
+        // What was dropped stays dropped, as in perf: the attributes seen
+        // from Python are the ones opened. The size stays the caller's.
+        self.attr = Attr {
+            size: self.attr.size,
+            ..attr
+        };
         self.prev_counts = vec![None; fds.len()];
         self.fds = Some(FdTable {
             cpus,

@@ -32,6 +32,7 @@ pub mod evsel;
 pub mod parse_events;
 pub mod perf_config;
 pub mod perf_data;
+pub mod pmu_cpus;
 pub mod record;
 pub mod regular_file;
 pub mod ring;

@@ -95,13 +95,23 @@ impl PyEvsel {
         let _ = group; // parsed and ignored, as in the C module
         let cpus = map_arg::<PyCpuMap>(cpus, "cpus")?.map(|c| c.get().map.clone());
         let threads = map_arg::<PyThreadMap>(threads, "threads")?.map(|t| t.get().map.clone());
-        let cpus = cpus.unwrap_or_else(|| Arc::new(perf_core::cpumap::CpuMap::any()));
-        let threads = threads.unwrap_or_else(|| Arc::new(perf_core::threadmap::ThreadMap::any()));
         let inner = self.inner.clone();
         let policy = crate::abi_policy::current();
         py.detach(move || {
             let mut e = lock(&inner);
             e.attr.set_flag("inherit", u64::from(inherit as u32));
+            // No CPUs: an uncore PMU's cpumask CPUs and no task, as perf.
+            let uncore = match cpus {
+                None => perf_core::pmu_cpus::uncore_maps(&e.attr),
+                Some(_) => None,
+            };
+            let (cpus, threads) = match uncore {
+                Some((c, t)) => (Arc::new(c), Arc::new(t)),
+                None => (
+                    cpus.unwrap_or_else(|| Arc::new(perf_core::cpumap::CpuMap::any())),
+                    threads.unwrap_or_else(|| Arc::new(perf_core::threadmap::ThreadMap::any())),
+                ),
+            };
             e.open(cpus, threads, &policy)
         })
         .map_err(PerfError::from)?;
@@ -203,6 +213,7 @@ impl PyEvsel {
                 let why = match f.reason {
                     perf_core::abi::FallbackReason::Kernel => "kernel",
                     perf_core::abi::FallbackReason::BuildTarget => "build target",
+                    perf_core::abi::FallbackReason::Pmu => "pmu",
                 };
                 (f.name.clone(), why)
             })

@@ -37,7 +37,14 @@ pub fn parse_events(
         evsel.tracking = idx == 0;
         evsel.config_terms = p.config_terms;
         evsel.group_leader = p.group.as_ref().filter(|g| !g.is_leader).map(|g| g.leader);
-        if let Ok(bits) = perf_core::abi::AttrBits::from_names(["FLAG_FD_CLOEXEC"]) {
+        // perf's parse-time exclude_guest is a default its fallback clears
+        // for a PMU without guest/host filtering; `:G`/`:H` is a request.
+        let names: &[&str] = if p.exclude_gh {
+            &["FLAG_FD_CLOEXEC"]
+        } else {
+            &["FLAG_FD_CLOEXEC", "exclude_guest", "exclude_host"]
+        };
+        if let Ok(bits) = perf_core::abi::AttrBits::from_names(names.iter().copied()) {
             evsel.defaults = bits;
         }
         let obj = Py::new(py, PyEvsel::wrap(evsel))?;

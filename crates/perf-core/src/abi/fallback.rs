@@ -15,10 +15,13 @@
 //!    the release that added each. [`FallbackMode::Strict`] turns every
 //!    fallback into that error, [`FallbackMode::Lenient`] every such error
 //!    into a fallback.
+//!    Dropped defaults are listed in perf's fallback order (`missing`).
 //! 4. An EINVAL the ABI does not explain names the consistency rule or the
-//!    breakpoint field it broke, or else the field a probe finds the kernel
-//!    refused (`refused`); EOVERFLOW names `sample_max_stack` and the
-//!    sysctl it is above.
+//!    breakpoint field it broke. Else a PMU refused the attr: perf's PMU
+//!    fallback clears `exclude_guest`/`exclude_host` when they are module
+//!    defaults (`missing`) and retries; else the error names the field a
+//!    probe finds the kernel refused (`refused`). EOVERFLOW names
+//!    `sample_max_stack` and the sysctl it is above.
 //! 5. EACCES/EPERM and ENOENT for hardware events get hints; other errnos are
 //!    returned as they are.
 //!
@@ -36,6 +39,7 @@ use super::environment::Environment;
 use super::explain::{self, Lack};
 use super::image;
 use super::kernel_abi::{AttrBits, BuildTarget};
+use super::missing;
 use super::permission;
 use super::refused;
 use super::rules;
@@ -78,6 +82,9 @@ pub enum FallbackReason {
     Kernel,
     /// The build's target ABI lacks it.
     BuildTarget,
+    /// The event's PMU refused it (`exclude_guest`/`exclude_host` on a PMU
+    /// without guest/host filtering), as perf's fallback finds.
+    Pmu,
 }
 
 /// One module default that was dropped.
@@ -138,13 +145,39 @@ fn sys_error(errno: i32, hint: Option<String>) -> Error {
     }
 }
 
-/// Splits lacks into (dropped defaults, errors); strict keeps everything an
-/// error.
+/// Splits lacks into (dropped defaults, in perf's fallback order; errors);
+/// strict keeps everything an error.
 fn partition(lacks: Vec<Lack>, defaults: &AttrBits, mode: FallbackMode) -> (Vec<Lack>, Vec<Lack>) {
     if mode == FallbackMode::Strict {
         return (Vec::new(), lacks);
     }
-    lacks.into_iter().partition(|l| l.is_default(defaults))
+    let (mut dropped, refused): (Vec<Lack>, Vec<Lack>) =
+        lacks.into_iter().partition(|l| l.is_default(defaults));
+    dropped.sort_by_key(|l| missing::perf_rank(&l.name()));
+    (dropped, refused)
+}
+
+/// perf's PMU fallback: clears the `exclude_guest`/`exclude_host` defaults
+/// the PMU refused and records them; false when there is nothing to clear
+/// (or strict mode forbids it).
+fn drop_guest_host(
+    attr: &mut Attr,
+    defaults: &AttrBits,
+    mode: FallbackMode,
+    fallbacks: &mut Vec<Fallback>,
+) -> bool {
+    if mode == FallbackMode::Strict {
+        return false;
+    }
+    let names = missing::guest_host_fallback(attr, defaults);
+    for name in &names {
+        let _ = attr.set_flag(name, 0);
+        fallbacks.push(Fallback {
+            name: (*name).to_owned(),
+            reason: FallbackReason::Pmu,
+        });
+    }
+    !names.is_empty()
 }
 
 /// Clears dropped defaults from the attr and records them.
@@ -229,9 +262,16 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
                 Some(k) => Some(format!(
                     "the kernel's perf_event_attr is {k} bytes; {size} were sent"
                 )),
-                None => rules::explain_einval(&attr, call, abi.version, &policy.env)
-                    .or_else(|| breakpoint::explain(&attr, BpArch::this()))
-                    .or_else(|| refused::probe_refused(sys, &attr, call, size)),
+                None => {
+                    let rule = rules::explain_einval(&attr, call, abi.version, &policy.env)
+                        .or_else(|| breakpoint::explain(&attr, BpArch::this()));
+                    if rule.is_none()
+                        && drop_guest_host(&mut attr, defaults, policy.mode, &mut fallbacks)
+                    {
+                        continue;
+                    }
+                    rule.or_else(|| refused::probe_refused(sys, &attr, call, size))
+                }
             };
             return Err(sys_error(errno, hint));
         }

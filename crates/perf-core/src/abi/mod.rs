@@ -18,6 +18,7 @@
 //! | `refused`       | the field a kernel refused, found by probing              |
 //! | `permission`    | EACCES/EPERM and ENOENT hints                             |
 //! | `environment`   | the files those hints read ([`Environment`])              |
+//! | `missing`       | perf's fallback order; the PMU's exclude_guest fallback   |
 //! | `fallback`      | [`open_with_fallback`], [`Policy`], [`Opened`]            |
 
 mod breakpoint;
@@ -28,6 +29,7 @@ mod explain;
 mod fallback;
 mod image;
 mod kernel_abi;
+mod missing;
 mod permission;
 mod probe;
 mod refused;
@@ -36,6 +38,8 @@ mod syscall;
 
 #[cfg(test)]
 mod tests_emulated;
+#[cfg(test)]
+mod tests_pmu;
 #[cfg(test)]
 mod tests_real;
 #[cfg(test)]
@@ -50,6 +54,7 @@ pub use fallback::{
     ATTR_SIZE_VER0,
 };
 pub use kernel_abi::{AbiSource, AttrBits, BuildTarget, KernelAbi};
+pub use missing::{guest_host_fallback, perf_rank, PERF_ORDER};
 pub use permission::{enoent_hint, permission_hint};
 pub use probe::{base_args, base_attr, feature_probe, probe, probe_attr_size, probe_feature};
 pub use refused::probe_refused;

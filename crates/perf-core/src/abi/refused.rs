@@ -17,8 +17,9 @@ use super::breakpoint::PERF_TYPE_BREAKPOINT;
 use super::syscall::{OpenArgs, PerfSyscall};
 
 /// The fields a probe may lower, in the order they are tried: the ones that
-/// carry limits first, then the PMU-specific config words.
-pub const CANDIDATES: [&str; 16] = [
+/// carry limits first, then the PMU-specific config words, then the
+/// guest/host filter bits a PMU without them refuses (msr, power).
+pub const CANDIDATES: [&str; 18] = [
     "sample_max_stack",
     "aux_sample_size",
     "aux_watermark",
@@ -35,6 +36,8 @@ pub const CANDIDATES: [&str; 16] = [
     "config3",
     "config4",
     "clockid",
+    "exclude_guest",
+    "exclude_host",
 ];
 
 /// The value of a candidate field (`clockid` as its bits).
@@ -56,7 +59,7 @@ fn value(attr: &Attr, name: &str) -> u64 {
         "config3" => attr.config3,
         "config4" => attr.config4,
         "clockid" => u64::from(attr.clockid as u32),
-        _ => 0,
+        _ => attr.flag(name).unwrap_or(0),
     }
 }
 
@@ -118,6 +121,7 @@ pub fn probe_refused<S: PerfSyscall + ?Sized>(
         let mut probe = *attr;
         match name {
             "config" => probe.config = 0,
+            "exclude_guest" | "exclude_host" => probe.set_flag(name, 0)?,
             _ => probe.set_field(name, 0)?,
         }
         if opens(sys, &probe, args, size) {

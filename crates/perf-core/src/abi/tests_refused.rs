@@ -17,15 +17,15 @@ use crate::sys::OpenOutcome;
 
 /// The emulated 6.18, refusing with `errno` every attr `refuse` matches;
 /// it records every attr it is asked to open.
-struct Refusing {
+pub(super) struct Refusing {
     inner: EmulatedKernel,
     refuse: fn(&Attr) -> bool,
     errno: i32,
-    seen: RefCell<Vec<Attr>>,
+    pub(super) seen: RefCell<Vec<Attr>>,
 }
 
 impl Refusing {
-    fn new(refuse: fn(&Attr) -> bool, errno: i32) -> Self {
+    pub(super) fn new(refuse: fn(&Attr) -> bool, errno: i32) -> Self {
         Refusing {
             inner: EmulatedKernel::new(KernelVersion::new(6, 18, 0)),
             refuse,
@@ -58,7 +58,7 @@ impl PerfSyscall for Refusing {
     }
 }
 
-fn hint_of(result: Result<Opened, Error>) -> (i32, String) {
+pub(super) fn hint_of(result: Result<Opened, Error>) -> (i32, String) {
     match result {
         Err(Error::Sys {
             op: "perf_event_open",
