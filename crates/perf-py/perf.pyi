@@ -518,8 +518,11 @@ class sample_event:
     @property
     def brstack(self) -> branch_stack | None:
         """The branch stack; None without PERF_SAMPLE_BRANCH_STACK."""
-    def srccode(self, addr: int | None = None) -> tuple[str, int, str | None] | None:
-        """(file, line, text) of addr (default: the sample's ip) from DWARF."""
+    def srccode(self, addr: int | None = None) -> tuple[str, int, str | None] | tuple[None, int, None] | None:
+        """(file, line, text) of addr (default: the sample's ip) from DWARF;
+        text None when the source file cannot be read. (None, 0, None) when
+        addr has no map or no source line, as upstream; None when the sample
+        is not resolved (a live sample of an evlist that tracks no mmaps)."""
     def insn(self) -> bytes | None:
         """The instruction bytes at the sample's ip, read from its binary."""
     def __new__(cls) -> Self: ...

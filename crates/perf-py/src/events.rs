@@ -450,7 +450,9 @@ impl SampleEvent {
     fn brstack(&self) -> Option<PyBranchStack> {
         self.origin.as_ref().and_then(SampleOrigin::brstack)
     }
-    /// The source file, line and text of addr (default: the sample's ip).
+    /// The source file, line and text of addr (default: the sample's ip):
+    /// (None, 0, None) without a source line, None when the sample is not
+    /// resolved (no session or tracking evlist).
     #[pyo3(signature = (addr=None))]
     fn srccode<'py>(
         &mut self,

@@ -220,7 +220,9 @@ impl SampleOrigin {
     }
 
     /// `srccode(addr)`: `(file, line, text)` of `addr` (the sample's ip by
-    /// default), None when the address has no map or no source line.
+    /// default); `(None, 0, None)` when the address has no map or no source
+    /// line (upstream's `Py_BuildValue("(sIs#)", NULL, 0, NULL, 0)`), and
+    /// `text` None when the source file cannot be read.
     pub fn srccode<'py>(
         &mut self,
         py: Python<'py>,
@@ -235,10 +237,12 @@ impl SampleOrigin {
         };
         let dsos = Arc::clone(self.source.machine.lock().dsos());
         // Reading DWARF and source files may take long: without the GIL.
-        let Some(code) = py.detach(|| dsos.srccode(&al)) else {
-            return Ok(None);
+        let code = py.detach(|| dsos.srccode(&al));
+        let (file, line, text) = match code {
+            Some(c) => (Some(c.file), c.line, c.text),
+            None => (None, 0, None),
         };
-        Ok(Some((code.file, code.line, code.text).into_pyobject(py)?))
+        Ok(Some((file, line, text).into_pyobject(py)?))
     }
 
     /// `insn()`: the instruction bytes at the sample's ip, read from its
