@@ -704,6 +704,10 @@ class evlist:
 
 # Keys present when perf knows them; one key is named `str`, hence the
 # functional form.
+# One entry of pmu.events(): a key is present only where perf sets it (software
+# and tool events: name, scale_unit, desc, long_desc, encoding_desc, topic,
+# event_type_desc, str; tracepoints: name, long_desc, encoding_desc,
+# event_type_desc; sysfs aliases: docs/api.md section 9).
 _PmuEvent = TypedDict(
     "_PmuEvent",
     {

@@ -32,19 +32,24 @@
 //!   objects, JSON vendor events and metrics are not supported;
 //! * an unterminated group (`{a,b`) is an error (perf 6.1 takes it).
 
+pub mod builtin_pmus;
 mod cursor;
 mod env;
 pub mod error;
+mod event_info_format;
 pub mod evsel;
 mod modifiers;
 mod parser;
+pub mod pmu_events;
 pub mod symbols;
 pub mod sysfs;
 pub mod terms;
 pub mod tracepoint;
 
+pub use builtin_pmus::{tool_pmu, ToolEvent, TOOL_PMU_TYPE};
 pub use error::ParseError;
 pub use evsel::{GroupInfo, ParsedEvsel};
+pub use pmu_events::{pmu_events, PmuEventInfo};
 pub use sysfs::{ConfigField, Pmu, PmuAlias, PmuFormat, Sysfs};
 pub use terms::{apply_config_terms, CallGraph, ConfigTerm};
 

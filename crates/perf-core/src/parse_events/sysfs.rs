@@ -125,6 +125,10 @@ pub struct PmuAlias {
     pub name: String,
     /// Its terms as the file says (`event=0x00`).
     pub terms: String,
+    /// `<name>.scale`, trimmed, when the file exists.
+    pub scale: Option<String>,
+    /// `<name>.unit`, trimmed, when the file exists.
+    pub unit: Option<String>,
 }
 
 /// A PMU from sysfs.
@@ -138,6 +142,9 @@ pub struct Pmu {
     pub formats: Vec<PmuFormat>,
     /// Event aliases, sorted by name.
     pub aliases: Vec<PmuAlias>,
+    /// A core PMU as perf decides it (`cpu`, `cpum_cf`, or one with a
+    /// `cpus` file): perf lists its aliases by their own name.
+    pub is_core: bool,
 }
 
 impl Pmu {
@@ -221,16 +228,25 @@ impl Sysfs {
             .filter_map(|(n, text)| PmuFormat::parse(&n, &text).ok())
             .collect();
         formats.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut aliases: Vec<PmuAlias> = files(&dir.join("events"))
+        let events = dir.join("events");
+        let metadata = |n: &str, suffix: &str| {
+            std::fs::read_to_string(events.join(format!("{n}{suffix}")))
+                .ok()
+                .map(|t| t.trim().to_owned())
+        };
+        let mut aliases: Vec<PmuAlias> = files(&events)
             .into_iter()
             .filter(|(n, _)| !ALIAS_METADATA.iter().any(|s| n.ends_with(s)))
             .map(|(n, text)| PmuAlias {
+                scale: metadata(&n, ".scale"),
+                unit: metadata(&n, ".unit"),
                 name: n,
                 terms: text.trim().to_owned(),
             })
             .collect();
         aliases.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(Pmu {
+            is_core: name == "cpu" || name == "cpum_cf" || dir.join("cpus").is_file(),
             name: name.to_owned(),
             type_,
             formats,

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The events perf knows without sysfs: the software PMU's events (perf's
+//! `pmu-events/arch/common/common/software.json`) and the `tool` PMU
+//! (`tool.json`, `tool_pmu.c`), whose events perf computes itself.
+
+use super::sysfs::Pmu;
+
+/// perf's `PERF_PMU_TYPE_TOOL`: the tool PMU's `type`, never given to the
+/// kernel.
+pub const TOOL_PMU_TYPE: u32 = 0xffff_fffe;
+
+/// One built-in event: `(name, config, description, scale_unit)`.
+pub type BuiltinEvent = (&'static str, u64, &'static str, Option<&'static str>);
+
+/// The software PMU's events, as perf's common JSON lists them (aliases are
+/// rows of their own, as there).
+pub const SOFTWARE_EVENTS: &[BuiltinEvent] = &[
+    ("cpu-clock", 0, "Per-CPU high-resolution timer based event", Some("1E-06msec")),
+    ("task-clock", 1, "Per-task high-resolution timer based event", Some("1E-06msec")),
+    ("faults", 2, "Number of page faults [This event is an alias of page-faults]", None),
+    ("page-faults", 2, "Number of page faults [This event is an alias of faults]", None),
+    ("context-switches", 3, "Number of context switches [This event is an alias of cs]", None),
+    ("cs", 3, "Number of context switches [This event is an alias of context-switches]", None),
+    (
+        "cpu-migrations",
+        4,
+        "Number of times a process has migrated to a new CPU [This event is an alias of migrations]",
+        None,
+    ),
+    (
+        "migrations",
+        4,
+        "Number of times a process has migrated to a new CPU [This event is an alias of cpu-migrations]",
+        None,
+    ),
+    ("minor-faults", 5, "Number of minor page faults. Minor faults don't require I/O to handle", None),
+    ("major-faults", 6, "Number of major page faults. Major faults require I/O to handle", None),
+    ("alignment-faults", 7, "Number of kernel handled memory alignment faults", None),
+    (
+        "emulation-faults",
+        8,
+        "Number of kernel handled unimplemented instruction faults handled through emulation",
+        None,
+    ),
+    ("dummy", 9, "A placeholder event that doesn't count anything", None),
+    ("bpf-output", 10, "An event used by BPF programs to write to the perf ring buffer", None),
+    ("cgroup-switches", 11, "Number of context switches to a task in a different cgroup", None),
+];
+
+/// A tool event: what perf computes in user space for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolEvent {
+    /// Wall-clock nanoseconds since the evsel was opened.
+    DurationTime = 1,
+    /// User CPU time of the target, in nanoseconds.
+    UserTime = 2,
+    /// System CPU time of the target, in nanoseconds.
+    SystemTime = 3,
+}
+
+/// The tool events this module implements (perf 6.1's three; newer perf
+/// also has constants such as `num_cpus`, which are not here).
+pub const TOOL_EVENTS: &[(ToolEvent, BuiltinEvent)] = &[
+    (
+        ToolEvent::DurationTime,
+        (
+            "duration_time",
+            1,
+            "Wall clock interval time in nanoseconds",
+            None,
+        ),
+    ),
+    (
+        ToolEvent::UserTime,
+        (
+            "user_time",
+            2,
+            "User (non-kernel) time in nanoseconds",
+            None,
+        ),
+    ),
+    (
+        ToolEvent::SystemTime,
+        ("system_time", 3, "System/kernel time in nanoseconds", None),
+    ),
+];
+
+impl ToolEvent {
+    /// The tool event named `name` (ASCII case ignored, as perf).
+    pub fn from_name(name: &str) -> Option<ToolEvent> {
+        TOOL_EVENTS
+            .iter()
+            .find(|(_, (n, ..))| n.eq_ignore_ascii_case(name))
+            .map(|&(ev, _)| ev)
+    }
+
+    /// The tool event with `attr.config == config`.
+    pub fn from_config(config: u64) -> Option<ToolEvent> {
+        TOOL_EVENTS
+            .iter()
+            .find(|(_, (_, c, ..))| *c == config)
+            .map(|&(ev, _)| ev)
+    }
+
+    /// perf's name of the event.
+    pub fn name(self) -> &'static str {
+        TOOL_EVENTS
+            .iter()
+            .find(|(ev, _)| *ev == self)
+            .map_or("", |(_, (n, ..))| n)
+    }
+}
+
+/// The `tool` PMU: not in sysfs, so made here.
+pub fn tool_pmu() -> Pmu {
+    Pmu {
+        name: "tool".to_owned(),
+        type_: TOOL_PMU_TYPE,
+        formats: Vec::new(),
+        aliases: Vec::new(),
+        is_core: false,
+    }
+}
