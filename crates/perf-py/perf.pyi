@@ -72,9 +72,11 @@ __all__ = [
     "RECORD_THROTTLE", "RECORD_UNTHROTTLE", "RECORD_FORK", "RECORD_READ",
     "RECORD_SAMPLE", "RECORD_MMAP2", "RECORD_AUX", "RECORD_ITRACE_START",
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
-    "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "tracepoint", "set_abi_policy",
+    "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "CALL_RETURN_NO_CALL",
+    "CALL_RETURN_NO_RETURN", "CALL_RETURN_NON_CALL", "tracepoint", "set_abi_policy",
     "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
-    "counts_values", "pmu", "data", "DataWarning", "session", "thread", "callchain", "callchain_node",
+    "counts_values", "pmu", "data", "DataWarning", "session", "thread", "call_return", "callchain",
+    "callchain_node",
     "branch_stack", "branch_entry", "__version__", "__build__",
 ]
 
@@ -803,6 +805,56 @@ class data:
         """The header's features as plain values (None where the file has
         none)."""
 
+@disjoint_base
+class call_return:
+    """perf call_return object: an entry perf's thread stacks flushed (with
+    no AUX data: each thread's stack bottom, flagged NO_CALL | NO_RETURN)."""
+    @property
+    def db_id(self) -> int:
+        """Unique identifier of this call return."""
+    @property
+    def parent_id(self) -> int:
+        """db_id of the calling call return, 0 if there is none."""
+    @property
+    def insn_count(self) -> int:
+        """Instructions executed between the call and the return."""
+    @property
+    def cyc_count(self) -> int:
+        """Cycles elapsed between the call and the return."""
+    @property
+    def comm(self) -> str | None:
+        """Thread comm at the time of the call/return, or None."""
+    @property
+    def machine_pid(self) -> int:
+        """Machine PID (perf's host machine: -1)."""
+    @property
+    def pid(self) -> int | None:
+        """Process ID of the thread, or None."""
+    @property
+    def tid(self) -> int | None:
+        """Thread identifier, None if unknown."""
+    @property
+    def call_time(self) -> int:
+        """Timestamp of the call."""
+    @property
+    def return_time(self) -> int:
+        """Timestamp of the return."""
+    @property
+    def branch_count(self) -> int:
+        """Branches taken between the call and the return."""
+    @property
+    def call_ref(self) -> int:
+        """Reference to the sample of the call."""
+    @property
+    def return_ref(self) -> int:
+        """Reference to the sample of the return."""
+    @property
+    def flags(self) -> int:
+        """Bitmask of perf.CALL_RETURN_* values."""
+    @property
+    def call_path(self) -> callchain:
+        """perf.callchain from outermost caller to callee."""
+
 @final
 class thread:
     """perf thread object: a thread as session.find_thread() found it."""
@@ -879,6 +931,8 @@ class session:
         sample: Callable[[sample_event], object] | None = None,
         stat: Callable[[stat_event | stat_round_event, str | None], object] | None = None,
         context_switch: Callable[[switch_event], object] | None = None,
+        call_return: Callable[[call_return], object] | None = None,
+        itrace: str | None = None,
         vmlinux: str | None = None,
         kallsyms: str | None = None,
         symfs: str | None = None,
@@ -978,3 +1032,8 @@ RECORD_SWITCH_CPU_WIDE: Final = 15
 RECORD_STAT: Final = 76
 RECORD_STAT_ROUND: Final = 77
 RECORD_MISC_SWITCH_OUT: Final = 8192
+
+# perf's thread-stack.h (the series after 7.3): perf.call_return flags.
+CALL_RETURN_NO_CALL: Final = 1
+CALL_RETURN_NO_RETURN: Final = 2
+CALL_RETURN_NON_CALL: Final = 4

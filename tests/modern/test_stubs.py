@@ -196,7 +196,7 @@ def test_all_and_constants(perf_ours):
     constants = {n: node for n, node in stub.items()
                  if isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "Final"}
     runtime = {n for n in dir(perf_ours) if re.fullmatch(r"[A-Z][A-Z0-9_]+", n)}
-    assert set(constants) == runtime and len(runtime) == 70
+    assert set(constants) == runtime and len(runtime) == 73
     for name, node in constants.items():
         value = getattr(perf_ours, name)
         assert type(value) is int and value == ast.literal_eval(node.value), name
@@ -324,12 +324,16 @@ def small_perf_data(tmp_path_factory):
 
 def instance_of(perf, name, perf_data=None):
     """A live instance of a class, or None if there is no cheap way to get one."""
-    if name in ("data", "session", "thread"):
+    if name in ("data", "session", "thread", "call_return"):
         if perf_data is None:
             return None
         data = perf.data(str(perf_data))
         if name == "data":
             return data
+        if name == "call_return":
+            crs = []
+            perf.session(data, call_return=crs.append).process_events()
+            return crs[0]
         pids = []
         session = perf.session(data, sample=lambda s: pids.append((s.sample_pid, s.sample_tid)))
         if name == "session":

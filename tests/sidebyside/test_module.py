@@ -124,8 +124,12 @@ def test_module_doc_and_name(module):
     assert d["name"] == "perf"
 
 
-# Ours also exports the three constants 7.3 added (perf.pyi 7.3 lists 70).
-CONSTANTS_7_3 = {"COUNT_HW_REF_CPU_CYCLES": 9, "RECORD_STAT": 76, "RECORD_STAT_ROUND": 77}
+# Ours also exports the three constants 7.3 added (perf.pyi 7.3 lists 70)
+# and the three of the series after it.
+CONSTANTS_7_3 = {"COUNT_HW_REF_CPU_CYCLES": 9, "RECORD_STAT": 76, "RECORD_STAT_ROUND": 77,
+                 # and the perf.call_return flags of the series after 7.3
+                 "CALL_RETURN_NO_CALL": 1, "CALL_RETURN_NO_RETURN": 2,
+                 "CALL_RETURN_NON_CALL": 4}
 
 
 def test_constants(module, request):

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The module's integer constants: the 67 of the 6.1 module, in its order,
 //! plus the three 7.3 added (COUNT_HW_REF_CPU_CYCLES, RECORD_STAT,
-//! RECORD_STAT_ROUND). The values are the uapi header's (perf-event-open-sys'
-//! bindings and perf-core's record constants, which are checked against
-//! them) and perf's own record types.
+//! RECORD_STAT_ROUND) and the three `perf.call_return` flags of the newer
+//! series (CALL_RETURN_NO_CALL, CALL_RETURN_NO_RETURN, CALL_RETURN_NON_CALL:
+//! perf's thread-stack.h). The values are the uapi header's
+//! (perf-event-open-sys' bindings and perf-core's record constants, which
+//! are checked against them) and perf's own record types.
 
 use perf_core::record as r;
+use perf_core::session::thread_stack as cr;
 use perf_event_open_sys::bindings as b;
 use pyo3::prelude::*;
 
@@ -156,6 +159,9 @@ pub const CONSTANTS: &[(&str, i64)] = &[
         "RECORD_MISC_SWITCH_OUT",
         r::PERF_RECORD_MISC_SWITCH_OUT as i64,
     ),
+    ("CALL_RETURN_NO_CALL", cr::CALL_RETURN_NO_CALL as i64),
+    ("CALL_RETURN_NO_RETURN", cr::CALL_RETURN_NO_RETURN as i64),
+    ("CALL_RETURN_NON_CALL", cr::CALL_RETURN_NON_CALL as i64),
 ];
 
 /// Adds every constant to the module.

@@ -21,12 +21,15 @@
 //! * A record read from a ring that cannot be parsed becomes
 //!   `OSError(EFAULT, "perf: can't parse sample: …")`, the C module's
 //!   "can't parse sample".
+//! * An `itrace=` string perf's grammar refuses becomes
+//!   `ValueError("Failed to parse itrace options")`, as in the C module.
 //!
 //! Errors of the Python layer itself (argument types, unknown column
 //! names) are raised where they are found.
 
 use perf_core::error::{strerror, DataErrorKind};
 use perf_core::parse_events::ParseError;
+use perf_core::session::itrace::ItraceError;
 use perf_core::Error;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::PyErr;
@@ -43,11 +46,19 @@ pub enum PerfError {
     Record(Error),
     /// An event string `parse_events()` refuses.
     ParseEvents(ParseError),
+    /// An `itrace=` string perf's option grammar refuses.
+    Itrace(ItraceError),
 }
 
 impl From<Error> for PerfError {
     fn from(e: Error) -> Self {
         PerfError::Core(e)
+    }
+}
+
+impl From<ItraceError> for PerfError {
+    fn from(e: ItraceError) -> Self {
+        PerfError::Itrace(e)
     }
 }
 
@@ -63,6 +74,8 @@ impl From<PerfError> for PyErr {
             PerfError::Core(e) => core(e),
             PerfError::Record(e) => oserror(libc::EFAULT, format!("perf: can't parse sample: {e}")),
             PerfError::ParseEvents(e) => PyValueError::new_err(e.to_string()),
+            // python.c's text, whatever the string.
+            PerfError::Itrace(_) => PyValueError::new_err("Failed to parse itrace options"),
         }
     }
 }

@@ -26,6 +26,7 @@
 mod abi_policy;
 mod build_info;
 mod c_entry;
+mod call_return;
 mod columns;
 mod constants;
 mod counts;

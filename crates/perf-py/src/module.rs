@@ -46,6 +46,10 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DataWarning", py.get_type::<crate::damage::DataWarning>())?;
     m.add("session", crate::session::PySession::type_object(py))?;
     m.add("thread", crate::thread::PyThread::type_object(py))?;
+    m.add(
+        "call_return",
+        crate::call_return::PyCallReturn::type_object(py),
+    )?;
     m.add("callchain", crate::symbols::PyCallchain::type_object(py))?;
     m.add(
         "callchain_node",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `perf.session(data, sample=None, stat=None, context_switch=None, vmlinux=None,
-//! kallsyms=None, symfs=None)`: reads
+//! `perf.session(data, sample=None, stat=None, context_switch=None,
+//! call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None)`:
+//! reads
 //! a `perf.data` input in time order (perf-core's `session::Session`),
 //! calling back into Python:
 //!
@@ -11,6 +12,15 @@
 //!   counter's evsel name) and `stat(event, None)` for STAT_ROUND;
 //! * `context_switch(event)` for SWITCH and SWITCH_CPU_WIDE records (the
 //!   series after 7.3-rc1).
+//! * `call_return(cr)` with each flushed thread stack entry, a
+//!   `perf.call_return` (call_return.rs, perf-core's `thread_stack`): with
+//!   no AUX data, each thread's first sample is its stack's bottom, flushed
+//!   at the thread's first sample after an exec and, for every stack left,
+//!   at the end of `process_events()` (the C flushes those when the
+//!   session is freed).
+//!
+//! `itrace` (default `$PERF_ITRACE`) is parsed as perf's `--itrace`;
+//! with no AUX data decoded it changes nothing.
 //!
 //! `read_columns()` (session_columns.rs) reads the same samples in batches
 //! of columns instead, calling no callback; both go on from where the
@@ -27,14 +37,17 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use perf_core::perf_data::user::{Stat, StatRound};
-use perf_core::record::{PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE};
-use perf_core::session::{self, Event, Handler, MachineRef, ProcessError, Session};
+use perf_core::record::{Body, PERF_RECORD_FORK, PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE};
+use perf_core::session::thread_stack::ThreadStacks;
+use perf_core::session::{self, itrace, Event, Handler, MachineRef, ProcessError, Session};
 use perf_core::symbol::conf::SymbolConf;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::call_return;
 use crate::data::{try_lock, PyData, PyWait};
+use crate::error::PerfError;
 use crate::events;
 use crate::evsel::PyEvsel;
 use crate::recycler::Recycler;
@@ -61,6 +74,7 @@ struct Callbacks {
     sample: Option<Py<PyAny>>,
     stat: Option<Py<PyAny>>,
     context_switch: Option<Py<PyAny>>,
+    call_return: Option<Py<PyAny>>,
 }
 
 impl Callbacks {
@@ -70,13 +84,19 @@ impl Callbacks {
             sample: c(&self.sample),
             stat: c(&self.stat),
             context_switch: c(&self.context_switch),
+            call_return: c(&self.call_return),
         }
     }
 
     fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for o in [&self.sample, &self.stat, &self.context_switch]
-            .into_iter()
-            .flatten()
+        for o in [
+            &self.sample,
+            &self.stat,
+            &self.context_switch,
+            &self.call_return,
+        ]
+        .into_iter()
+        .flatten()
         {
             visit.call(o)?;
         }
@@ -93,6 +113,10 @@ struct Run {
     evsels: Vec<Option<EvselSlot>>,
     wait: Arc<PyWait>,
     columns: ColumnsState,
+    /// The thread stacks `call_return` is fed from.
+    stacks: ThreadStacks,
+    /// The last `perf.call_return` db_id given.
+    last_db_id: u64,
 }
 
 /// What the samples of one evsel point at.
@@ -125,13 +149,15 @@ fn callback(arg: Option<Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Py<PyA
 #[pymethods]
 impl PySession {
     #[new]
-    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None, vmlinux=None, kallsyms=None, symfs=None))]
+    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None, call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         data: &Bound<'_, PyAny>,
         sample: Option<Bound<'_, PyAny>>,
         stat: Option<Bound<'_, PyAny>>,
         context_switch: Option<Bound<'_, PyAny>>,
+        call_return: Option<Bound<'_, PyAny>>,
+        itrace: Option<String>,
         vmlinux: Option<PathBuf>,
         kallsyms: Option<PathBuf>,
         symfs: Option<PathBuf>,
@@ -148,9 +174,16 @@ impl PySession {
             sample: callback(sample, "sample")?,
             stat: callback(stat, "stat")?,
             context_switch: callback(context_switch, "context_switch")?,
+            call_return: callback(call_return, "call_return")?,
         };
         let mut session = data.get().open_session()?;
         crate::damage::warn_unreadable(data.py(), data.get().path(), session.features())?;
+        // As python.c, once the file is open: unset, $PERF_ITRACE.
+        let itrace = itrace
+            .or_else(|| std::env::var_os("PERF_ITRACE").map(|v| v.to_string_lossy().into_owned()));
+        if let Some(text) = itrace {
+            itrace::parse(&text).map_err(PerfError::from)?;
+        }
         session.set_symbols(SymbolConf::from_keywords(vmlinux, kallsyms, symfs));
         Ok(PySession {
             machine: session.machine().clone(),
@@ -163,6 +196,8 @@ impl PySession {
                 cache: Recycler::new(),
                 wait: data.get().wait(),
                 columns: ColumnsState::default(),
+                stacks: ThreadStacks::default(),
+                last_db_id: 0,
                 session,
             }),
             data: data.clone().unbind(),
@@ -184,6 +219,8 @@ impl PySession {
             evsels,
             wait,
             columns: _,
+            stacks,
+            last_db_id,
         } = &mut *run;
         let mut handler = PyHandler {
             py,
@@ -192,9 +229,11 @@ impl PySession {
             evsels,
             machine: &self.machine,
             memo: &self.memo,
+            stacks,
+            last_db_id,
         };
         match session.process_events(&mut handler) {
-            Ok(()) => Ok(()),
+            Ok(()) => handler.flush_stacks(),
             Err(ProcessError::Handler(e)) => Err(e),
             Err(ProcessError::Data(e)) => Err(wait.error(e)),
         }
@@ -291,6 +330,47 @@ struct PyHandler<'a, 'py> {
     evsels: &'a mut Vec<Option<EvselSlot>>,
     machine: &'a MachineRef,
     memo: &'a ChainMemo,
+    stacks: &'a mut ThreadStacks,
+    last_db_id: &'a mut u64,
+}
+
+impl PyHandler<'_, '_> {
+    /// Feeds a sample to the thread stacks, calling `call_return` with
+    /// what an exec flushes.
+    fn stack_sample(&mut self, ev: &Event<'_>) -> PyResult<()> {
+        let Some(cb) = &self.callbacks.call_return else {
+            return Ok(());
+        };
+        let mut out = Vec::new();
+        self.stacks.sample(
+            &self.machine.lock(),
+            &ev.record.sample,
+            ev.cpumode(),
+            &mut out,
+        );
+        call_return::emit(self.py, cb, self.last_db_id, out)
+    }
+
+    /// A FORK record replaced a thread: its stack is flushed.
+    fn stack_fork(&mut self, ev: &Event<'_>) -> PyResult<()> {
+        let (Some(cb), Body::Task { tid, .. }) = (&self.callbacks.call_return, &ev.record.body)
+        else {
+            return Ok(());
+        };
+        let mut out = Vec::new();
+        self.stacks.flush_tid(*tid as i32, &mut out);
+        call_return::emit(self.py, cb, self.last_db_id, out)
+    }
+
+    /// The end of the input: every stack left is flushed.
+    fn flush_stacks(&mut self) -> PyResult<()> {
+        let Some(cb) = &self.callbacks.call_return else {
+            return Ok(());
+        };
+        let mut out = Vec::new();
+        self.stacks.flush_all(&self.machine.lock(), &mut out);
+        call_return::emit(self.py, cb, self.last_db_id, out)
+    }
 }
 
 /// The Python evsel and sample source of a file evsel, made at its first
@@ -330,6 +410,9 @@ impl Handler for PyHandler<'_, '_> {
 
     #[inline]
     fn sample(&mut self, ev: &Event<'_>) -> PyResult<()> {
+        if ev.evsel.is_some() {
+            self.stack_sample(ev)?;
+        }
         let (Some(cb), Some(evsel)) = (&self.callbacks.sample, ev.evsel) else {
             return Ok(());
         };
@@ -361,6 +444,9 @@ impl Handler for PyHandler<'_, '_> {
     #[inline]
     fn record(&mut self, ev: &Event<'_>) -> PyResult<()> {
         let t = ev.type_();
+        if t == PERF_RECORD_FORK {
+            return self.stack_fork(ev);
+        }
         if t != PERF_RECORD_SWITCH && t != PERF_RECORD_SWITCH_CPU_WIDE {
             return Ok(());
         }

@@ -301,6 +301,33 @@ pub struct PyCallchain {
     nodes: Py<PyTuple>,
 }
 
+impl PyCallchain {
+    /// A chain of call path frames, outermost caller first: each node
+    /// with the symbol name given ("[unknown]" without).
+    pub fn of_frames(
+        py: Python<'_>,
+        frames: Vec<(CallchainNode, Option<&str>)>,
+    ) -> PyResult<Py<PyCallchain>> {
+        let nodes = frames
+            .into_iter()
+            .map(|(node, name)| {
+                let node = PyCallchainNode {
+                    symbol: PyString::new(py, name.unwrap_or("[unknown]")).unbind(),
+                    node,
+                    dso: PyOnceLock::new(),
+                };
+                Bound::new(py, node)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Py::new(
+            py,
+            PyCallchain {
+                nodes: PyTuple::new(py, nodes)?.unbind(),
+            },
+        )
+    }
+}
+
 #[pymethods]
 impl PyCallchain {
     fn __len__(&self, py: Python<'_>) -> usize {

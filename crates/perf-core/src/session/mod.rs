@@ -33,11 +33,13 @@ mod callchain_memo;
 pub mod callchains;
 pub mod columns;
 mod evlist;
+pub mod itrace;
 mod live;
 mod machine;
 mod machine_arch;
 mod ordered_events;
 mod process;
+pub mod thread_stack;
 
 use std::sync::Arc;
 
