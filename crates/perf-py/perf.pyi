@@ -92,8 +92,10 @@ def parse_events(
     /,
 ) -> evlist:
     """A new evlist from perf's event syntax ("cycles,task-clock",
-    "sched:sched_*", "{a,b}:S", "pmu/config=1/", ...). Bad strings raise
-    ValueError pointing at the offending position."""
+    "sched:sched_*", "{a,b}:S", "pmu/config=1/", ...). The tool events
+    duration_time, user_time and system_time are counted without the kernel
+    (type 0xfffffffe). Bad strings raise ValueError pointing at the
+    offending position."""
 
 def pmus() -> Iterator[pmu]:
     """The PMUs of /sys/bus/event_source/devices."""
@@ -255,7 +257,8 @@ class evsel:
     def threads(self) -> thread_map:
         """threads the event is to be used with."""
     def read(self, cpu: int, thread: int, /) -> counts_values:
-        """The counter of (CPU number, thread id) since the previous read."""
+        """The counter of (CPU number, thread id) since the previous read
+        (a tool event: its ns, with ena = run = val)."""
     tracking: bool
     """tracking event."""
     type: int
@@ -669,7 +672,8 @@ class evlist:
     def close(self) -> None:
         """close the file descriptors."""
     def mmap(self, pages: int = 128, overwrite: int = 0) -> None:
-        """mmap the file descriptor table (`overwrite` is ignored)."""
+        """mmap the file descriptor table (`overwrite` is ignored; tool
+        events have no fd and get no ring)."""
     def poll(self, timeout: int = -1) -> int:
         """poll the file descriptor table; the number of ready fds."""
     def get_pollfd(self, *args: object, **kwargs: object) -> list[io.TextIOWrapper]:

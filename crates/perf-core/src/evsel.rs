@@ -11,6 +11,7 @@ use crate::cpumap::{Cpu, CpuMap};
 use crate::error::Result;
 use crate::sys::EventFd;
 use crate::threadmap::{Pid, ThreadMap};
+use crate::tool_evsel::ToolEvsel;
 
 /// The fds of an opened evsel: `fds[cpu_idx * threads.len() + thread_idx]`.
 #[derive(Debug)]
@@ -62,6 +63,8 @@ pub struct Evsel {
     /// member (`{a,b}` in `parse_events`); None for leaders and loners.
     pub group_leader: Option<usize>,
     fds: Option<FdTable>,
+    /// While open, for an event of the tool PMU (which has no fds).
+    tool: Option<ToolEvsel>,
     /// The previous `read()` of each fd, for deltas.
     prev_counts: Vec<Option<CountsValues>>,
 }
@@ -100,6 +103,9 @@ impl Evsel {
         leader_fds: Option<&[std::os::fd::RawFd]>,
     ) -> Result<()> {
         self.close();
+        if self.attr.type_ == crate::parse_events::TOOL_PMU_TYPE {
+            return self.open_tool(cpus, threads);
+        }
         let mut fds = Vec::with_capacity(cpus.len() * threads.len());
         let mut settled: Option<(Attr, u64)> = None;
         for &cpu in cpus.as_slice() {
@@ -148,9 +154,26 @@ impl Evsel {
         Ok(())
     }
 
+    /// A tool PMU event: no `perf_event_open`, an empty fd table over
+    /// the maps, the starting values read (`tool_evsel`).
+    fn open_tool(&mut self, cpus: Arc<CpuMap>, threads: Arc<ThreadMap>) -> Result<()> {
+        let tool = ToolEvsel::open(&self.attr, &cpus, &threads)?;
+        self.prev_counts = vec![None; cpus.len() * threads.len()];
+        self.fallbacks.clear();
+        self.fds = Some(FdTable {
+            cpus,
+            threads,
+            attr: self.attr,
+            fds: Vec::new(),
+        });
+        self.tool = Some(tool);
+        Ok(())
+    }
+
     /// Closes every fd (idempotent).
     pub fn close(&mut self) {
         self.fds = None;
+        self.tool = None;
         self.prev_counts.clear();
     }
 
@@ -170,8 +193,13 @@ impl Evsel {
         let not_in_map = || crate::Error::ThreadNotInMap { thread: tid };
         let ti = t.threads.index_of(tid).ok_or_else(not_in_map)?;
         let slot = ci * t.threads.len() + ti;
-        let fd = t.get(ci, ti).ok_or_else(not_in_map)?;
-        let now = counts::read_counter(fd.raw(), t.attr.read_format)?;
+        let now = match &mut self.tool {
+            Some(tool) => tool.read(ci, ti)?,
+            None => {
+                let fd = t.get(ci, ti).ok_or_else(not_in_map)?;
+                counts::read_counter(fd.raw(), t.attr.read_format)?
+            }
+        };
         let prev = self
             .prev_counts
             .get_mut(slot)
@@ -181,6 +209,11 @@ impl Evsel {
             *p = Some(now);
         }
         Ok(now.delta(&prev))
+    }
+
+    /// True for an open event of the tool PMU: its fd table is empty.
+    pub fn is_tool(&self) -> bool {
+        self.tool.is_some()
     }
 
     /// The fd table while open.

@@ -41,5 +41,6 @@ pub mod symbol;
 pub mod sys;
 pub mod syscalltbl;
 pub mod threadmap;
+pub mod tool_evsel;
 pub mod tracefs;
 pub use error::{Error, Result};

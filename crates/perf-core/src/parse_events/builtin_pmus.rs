@@ -111,6 +111,12 @@ impl ToolEvent {
     }
 }
 
+/// The attr perf parses a tool event into: the tool PMU's type, the
+/// event's config, perf's `exclude_guest` default.
+pub fn tool_attr(ev: ToolEvent) -> crate::attr::Attr {
+    super::evsel::base_attr(TOOL_PMU_TYPE, ev as u64)
+}
+
 /// The `tool` PMU: not in sysfs, so made here.
 pub fn tool_pmu() -> Pmu {
     Pmu {

@@ -28,8 +28,9 @@
 //! `tests/test_parse_events_vs_perf.py`). Deliberate differences:
 //! * tracepoint globs expand in sorted order (perf: `readdir` order);
 //! * an unknown `call-graph=` mode is an error (perf warns and ignores it);
-//! * perf's tool events (`duration_time`, `user_time`, `system_time`), BPF
-//!   objects, JSON vendor events and metrics are not supported;
+//! * the tool events (`duration_time`, `user_time`, `system_time`) are
+//!   also taken as `tool/NAME/`, as perf ≥ 6.13 (perf 6.1: bare names only);
+//! * BPF objects, JSON vendor events and metrics are not supported;
 //! * an unterminated group (`{a,b`) is an error (perf 6.1 takes it).
 
 pub mod builtin_pmus;
@@ -89,3 +90,5 @@ pub fn parse_events_in(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tool_tests;

@@ -21,6 +21,7 @@
 
 use perf_event_open_sys::bindings as b;
 
+use super::builtin_pmus::{tool_attr, ToolEvent};
 use super::cursor::{event_text, parse_number, Cursor};
 use super::env::Env;
 use super::error::ParseError;
@@ -220,6 +221,7 @@ impl<'a> Parser<'a> {
     /// True for a symbol, cache or raw event name.
     fn is_legacy_name(&self, word: &str) -> bool {
         symbol(word).is_some()
+            || ToolEvent::from_name(word).is_some()
             || cache_config(word) != Err(CacheError::NotCache)
             || raw_config(word).is_some()
     }
@@ -234,6 +236,9 @@ impl<'a> Parser<'a> {
     fn legacy(&self, word: &str, pos: usize) -> Result<Option<Built>, ParseError> {
         if let Some((type_, config)) = symbol(word) {
             return Ok(Some(Built::unnamed(base_attr(type_, config))));
+        }
+        if let Some(ev) = ToolEvent::from_name(word) {
+            return Ok(Some(Built::unnamed(tool_attr(ev))));
         }
         match cache_config(word) {
             Ok(config) => {
@@ -284,6 +289,9 @@ impl<'a> Parser<'a> {
             self.common_terms(&mut b, &terms, &[])?;
             return Ok(vec![b]);
         }
+        if word == "tool" {
+            return Ok(vec![self.tool_terms(&terms, pos)?]);
+        }
         let pmus = self.env.pmus_named(word);
         if pmus.is_empty() {
             return Err(self.c.error(
@@ -294,6 +302,20 @@ impl<'a> Parser<'a> {
         pmus.into_iter()
             .map(|p| self.pmu_event(p, &terms))
             .collect()
+    }
+
+    /// `tool/NAME/`: one term, the name of a tool event (`tool_pmu.c`'s
+    /// `tool_pmu__config_terms`).
+    fn tool_terms(&self, terms: &[Term], pos: usize) -> Result<Built, ParseError> {
+        let ev = match terms {
+            [t] if matches!(t.value, TermValue::Bare) => ToolEvent::from_name(&t.name),
+            _ => None,
+        };
+        let Some(ev) = ev else {
+            let at = terms.first().map_or(pos, |t| t.name_pos);
+            return Err(self.c.error(at, "unexpected tool event term"));
+        };
+        Ok(Built::unnamed(tool_attr(ev)))
     }
 
     /// `/terms/` at the cursor.
