@@ -131,7 +131,8 @@ def sample(module, exe, how, *args):
 
 
 class Elf:
-    """nm's function symbols of a binary, by file offset (its PT_LOADs)."""
+    """nm's function symbols of a binary and its PLT entries, by file offset
+    (its PT_LOADs)."""
 
     def __init__(self, exe):
         self.exe = exe
@@ -147,6 +148,13 @@ class Elf:
             f = line.split()
             if len(f) == 4 and f[2] in "tTwW":
                 self.funcs.append((int(f[0], 16), int(f[1], 16), f[3]))
+        # The PLT entries perf names "func@plt" (a sample can land in one:
+        # the workload calls clock_gettime through it); objdump labels them.
+        for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".plt", "-j", ".plt.sec",
+                                    exe], capture_output=True, text=True).stdout.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[1].startswith("<") and f[1].endswith("@plt>:"):
+                self.funcs.append((int(f[0], 16), 16, f[1][1:-2]))
 
     def vaddr(self, offset):
         for off, vaddr, filesz in self.loads:
