@@ -43,26 +43,15 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from sidebyside.harness import real_perf
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def real_perf():
-    """The perf executable; Debian's /usr/bin/perf may be a wrapper script
-    that execs perf_<version>."""
-    path = shutil.which("perf")
-    if not path:
-        return None
-    with open(path, "rb") as f:
-        if f.read(4) == b"\x7fELF":
-            return path
-    versioned = sorted(Path(path).parent.glob("perf_[0-9]*"))
-    return str(versioned[-1]) if versioned else None
 
 
 PERF = real_perf()

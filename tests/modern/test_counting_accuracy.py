@@ -7,17 +7,15 @@ Both ways of making the counter: the classic evsel(type=, config=) with
 enable_on_exec, and parse_events('task-clock') opened on the child's pid."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
+from modern.child import Child
 from sidebyside.harness import needs_root
 from sidebyside.stolen import stolen_seconds
 
 pytestmark = needs_root
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 BUSY = ("import time\n"
@@ -31,35 +29,6 @@ TOUCH = ("import mmap\n"
          "for i in range(0, n * {page}, {page}):\n"
          "    m[i] = 1\n")
 
-
-class Child:
-    """A child that blocks reading its stdin, then execs `python3 -c code`:
-    counters opened on its pid in between see the whole workload."""
-
-    def __init__(self, code):
-        self.proc = subprocess.Popen(["/bin/sh", "-c", 'read go; exec "$0" -c "$1"', sys.executable, code],
-                                     stdin=subprocess.PIPE)
-        self.pid = self.proc.pid
-
-    def go(self):
-        self.proc.stdin.write(b"go\n")
-        self.proc.stdin.close()
-
-    def wait_exited(self):
-        """Waits for the exit without reaping: /proc/<pid>/stat stays."""
-        os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
-
-    def stat(self):
-        """{'cpu_seconds', 'faults'} from /proc/<pid>/stat."""
-        with open(f"/proc/{self.pid}/stat") as f:
-            data = f.read()
-        fields = data[data.rindex(")") + 2:].split()  # fields[0] is field 3, state
-        minflt, majflt = int(fields[10 - 3]), int(fields[12 - 3])
-        utime, stime = int(fields[14 - 3]), int(fields[15 - 3])
-        return {"cpu_seconds": (utime + stime) / CLK_TCK, "faults": minflt + majflt}
-
-    def reap(self):
-        assert self.proc.wait(30) == 0
 
 
 def run_counted(perf, how, event, code):

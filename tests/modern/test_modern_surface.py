@@ -7,14 +7,13 @@ perf.pmus() against /sys/bus/event_source/devices."""
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from sidebyside.harness import (needs_root, needs_strace, needs_tracefs, online_cpus, parse_strace_attr,
+from sidebyside.harness import (needs_root, real_perf, needs_strace, needs_tracefs, online_cpus, parse_strace_attr,
                                 tracepoint_id)
 from sidebyside.stolen import stolen_seconds
 
@@ -249,17 +248,6 @@ def test_config_of_a_tracepoint(perf_ours):
     assert evlist[0].sample_type == IP | TID | TIME | CPU | PERIOD | RAW
     assert evlist[0].sample_period == 1
 
-
-def real_perf():
-    """The perf executable (Debian's /usr/bin/perf may be a wrapper script)."""
-    path = shutil.which("perf")
-    if not path:
-        return None
-    with open(path, "rb") as f:
-        if f.read(4) == b"\x7fELF":
-            return path
-    versioned = sorted(Path(path).parent.glob("perf_[0-9]*"))
-    return str(versioned[-1]) if versioned else None
 
 
 FLAGS = ["disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel", "exclude_hv",

@@ -12,26 +12,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from sidebyside.harness import needs_root, needs_strace, parse_strace_attr
+from modern.child import CLK_TCK, Child
+from sidebyside.harness import needs_root, needs_strace, parse_strace_attr, real_perf
 
 pytestmark = needs_root
 
 
-
-def real_perf():
-    """perf itself (Debian's /usr/bin/perf may be a script running perf_<version>)."""
-    path = shutil.which("perf")
-    if not path:
-        return None
-    with open(path, "rb") as f:
-        if f.read(4) == b"\x7fELF":
-            return path
-    versioned = sorted(Path(path).parent.glob("perf_[0-9]*"))
-    return str(versioned[-1]) if versioned else None
 
 
 PERF = real_perf()
@@ -46,28 +35,6 @@ BUSY = ("import time\n"
         "    if i % 100000 == 0 and time.process_time() - t >= {seconds}:\n"
         "        break\n")
 
-
-class Child:
-    """A python3 child that blocks on its stdin, then runs `code` and exits."""
-
-    def __init__(self, code):
-        self.proc = subprocess.Popen(["/bin/sh", "-c", 'read go; exec "$0" -c "$1"', sys.executable, code],
-                                     stdin=subprocess.PIPE)
-        self.pid = self.proc.pid
-
-    def go(self):
-        self.proc.stdin.write(b"go\n")
-        self.proc.stdin.close()
-
-    def wait_exited(self):
-        """Waits for the exit without reaping: /proc/<pid>/stat stays."""
-        os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
-
-    def reap(self):
-        """Reaps it: its rusage (seconds of user and system time)."""
-        _, status, usage = os.wait4(self.pid, 0)
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        return usage.ru_utime, usage.ru_stime
 
 
 @pytest.mark.parametrize("text", [*EVENTS, "tool/duration_time/", "tool/user_time/"])
@@ -112,7 +79,7 @@ def test_values_against_the_childs_rusage(perf_ours):
     assert utime >= 0.4, (utime, stime)  # the child did spin
     for c in values.values():
         assert c.val == c.ena == c.run, values
-    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    tick = 1e9 / CLK_TCK
     assert values["user_time"].val >= 0.5 * utime * 1e9, (values, utime)
     assert values["system_time"].val >= 0.5 * stime * 1e9 - 2 * tick, (values, stime)
     cpu = values["user_time"].val + values["system_time"].val
@@ -164,7 +131,7 @@ def test_only_the_first_slot_counts(perf_ours):
         assert (c.val, c.ena, c.run) == (0, 0, 0)
     # System-wide CPU times come from each CPU's /proc/stat line: this
     # process's spin is somewhere among them (less a tick per CPU and kind).
-    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    tick = 1e9 / CLK_TCK
     total = sum(e.read(cpu, -1).val for e in (user, system) for cpu in cpus)
     assert total >= 0.5 * spun * 1e9 - 2 * len(cpus) * tick, (total, spun)
     # A second read gives the change since the first, as for counters: at

@@ -447,6 +447,19 @@ def expand_cpu_list(text):
     return cpus
 
 
+def real_perf():
+    """The perf executable; Debian's /usr/bin/perf may be a wrapper script
+    that execs perf_<version>. None when there is no perf."""
+    path = shutil.which("perf")
+    if not path:
+        return None
+    with open(path, "rb") as f:
+        if f.read(4) == b"\x7fELF":
+            return path
+    versioned = sorted(Path(path).parent.glob("perf_[0-9]*"))
+    return str(versioned[-1]) if versioned else None
+
+
 def online_cpus():
     """The online CPUs as /sys/devices/system/cpu/online lists them."""
     with open("/sys/devices/system/cpu/online") as f:
