@@ -212,9 +212,9 @@ result([numbers, taken, still, perf_fds()])
 
 def test_reference_cycles_are_collected(run_ok):
     """A monitor object that owns an evlist whose evsel subclass points back
-    at the monitor (or at the evlist, or keeps the last sample it read, which
-    points at the evsel) is garbage once dropped: gc.collect() must free it
-    and close its fds."""
+    at the monitor (or at the evlist, or keeps the last sample or side-band
+    event it read, which points at the evsel) is garbage once dropped:
+    gc.collect() must free it and close its fds."""
     got = run_ok(PROBES + """
 import weakref
 class Mine(perf.evsel):
@@ -250,8 +250,26 @@ out["sampled"] = hasattr(ev, "last")
 del el, ev, e
 gc.collect()
 out["event"] = [perf_fds() - base[0], perf_maps() - base[1]]
+# The same through a side-band event: evsel -> comm_event -> evsel.
+ev = Mine(type=perf.TYPE_SOFTWARE, config=perf.COUNT_SW_DUMMY, comm=1, sample_period=1, freq=0,
+          sample_id_all=1, sample_type=perf.SAMPLE_TID)
+el = perf.evlist(cpus, me)
+el.add(ev)
+el.open(); el.mmap(pages=1)
+with open("/proc/self/comm", "w") as f:
+    f.write("cycle-test")
+for cpu in cpus:
+    while (e := el.read_on_cpu(cpu)) is not None:
+        if isinstance(e, perf.comm_event) and e.evsel is ev:
+            ev.last = e
+out["side_band"] = hasattr(ev, "last")
+del el, ev, e
+gc.collect()
+out["side_band_left"] = [perf_fds() - base[0], perf_maps() - base[1]]
 result(out)
 """)
     assert got["monitor"] == [True, 0, 0], got
     assert got["sampled"] is True
     assert got["event"] == [0, 0], got
+    assert got["side_band"] is True
+    assert got["side_band_left"] == [0, 0], got

@@ -67,11 +67,13 @@ macro_rules! event_class {
 
         #[allow(dead_code)] // not every class is built each way
         impl $rust {
-            /// A record of type `type_` with the sample members of `s`.
-            fn with_sample(type_: u32, s: &Sample) -> Self {
+            /// A record of type `type_` with the sample members of `s`,
+            /// belonging to `evsel`.
+            fn with_sample(type_: u32, s: &Sample, evsel: Option<Py<PyEvsel>>) -> Self {
                 $rust {
                     $($attr: s.$field,)*
                     r#type: type_,
+                    evsel,
                     ..Default::default()
                 }
             }
@@ -146,15 +148,39 @@ event_class!(Mmap2Event, "mmap2_event", "perf mmap2 event object.",
          build_id: Option<Py<PyBytes>> = "build id" }
     hidden {});
 
-#[pymethods]
-impl MmapEvent {
-    #[new]
-    fn new() -> Self {
-        MmapEvent {
-            r#type: record::PERF_RECORD_MMAP,
-            ..Default::default()
+/// The Python methods of an event class: `perf.<class>()` makes an empty
+/// event of record type `$type`, the class's own methods (its `__repr__`),
+/// and the cyclic GC's view of its `evsel` (an evsel subclass may keep the
+/// events it reads: the cycle must be collectable).
+macro_rules! event_methods {
+    ($rust:ident, $type:expr, { $($methods:tt)* }) => {
+        #[pymethods]
+        impl $rust {
+            #[new]
+            fn new() -> Self {
+                $rust {
+                    r#type: $type,
+                    ..Default::default()
+                }
+            }
+
+            $($methods)*
+
+            fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+                if let Some(e) = &self.evsel {
+                    visit.call(e)?;
+                }
+                Ok(())
+            }
+
+            fn __clear__(&mut self) {
+                self.evsel = None;
+            }
         }
-    }
+    };
+}
+
+event_methods!(MmapEvent, record::PERF_RECORD_MMAP, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: mmap, pid: {}, tid: {}, start: {}, length: {}, offset: {}, filename: {} }}",
@@ -166,17 +192,9 @@ impl MmapEvent {
             self.filename
         )
     }
-}
+});
 
-#[pymethods]
-impl LostEvent {
-    #[new]
-    fn new() -> Self {
-        LostEvent {
-            r#type: record::PERF_RECORD_LOST,
-            ..Default::default()
-        }
-    }
+event_methods!(LostEvent, record::PERF_RECORD_LOST, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: lost, id: {}, lost: {} }}",
@@ -184,34 +202,18 @@ impl LostEvent {
             hex(self.lost)
         )
     }
-}
+});
 
-#[pymethods]
-impl CommEvent {
-    #[new]
-    fn new() -> Self {
-        CommEvent {
-            r#type: record::PERF_RECORD_COMM,
-            ..Default::default()
-        }
-    }
+event_methods!(CommEvent, record::PERF_RECORD_COMM, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: comm, pid: {}, tid: {}, comm: {} }}",
             self.pid, self.tid, self.comm
         )
     }
-}
+});
 
-#[pymethods]
-impl TaskEvent {
-    #[new]
-    fn new() -> Self {
-        TaskEvent {
-            r#type: record::PERF_RECORD_EXIT,
-            ..Default::default()
-        }
-    }
+event_methods!(TaskEvent, record::PERF_RECORD_EXIT, {
     fn __repr__(&self) -> String {
         // No space before the closing brace: the C format string has none.
         format!(
@@ -228,17 +230,9 @@ impl TaskEvent {
             self.time
         )
     }
-}
+});
 
-#[pymethods]
-impl ThrottleEvent {
-    #[new]
-    fn new() -> Self {
-        ThrottleEvent {
-            r#type: record::PERF_RECORD_UNTHROTTLE,
-            ..Default::default()
-        }
-    }
+event_methods!(ThrottleEvent, record::PERF_RECORD_UNTHROTTLE, {
     /// The C module's text, which reads the record one u64 late: `id` shows
     /// as `time`, `stream_id` as `id`, the trailer's first word as
     /// `stream_id` (perf-core's `parse_throttle`). A member set from Python
@@ -256,31 +250,15 @@ impl ThrottleEvent {
             self.trailer_word
         )
     }
-}
+});
 
-#[pymethods]
-impl ReadEvent {
-    #[new]
-    fn new() -> Self {
-        ReadEvent {
-            r#type: record::PERF_RECORD_READ,
-            ..Default::default()
-        }
-    }
+event_methods!(ReadEvent, record::PERF_RECORD_READ, {
     fn __repr__(&self) -> String {
         format!("{{ type: read, pid: {}, tid: {} }}", self.pid, self.tid)
     }
-}
+});
 
-#[pymethods]
-impl SwitchEvent {
-    #[new]
-    fn new() -> Self {
-        SwitchEvent {
-            r#type: record::PERF_RECORD_SWITCH,
-            ..Default::default()
-        }
-    }
+event_methods!(SwitchEvent, record::PERF_RECORD_SWITCH, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: context_switch, next_prev_pid: {}, next_prev_tid: {}, switch_out: {} }}",
@@ -289,17 +267,9 @@ impl SwitchEvent {
             u32::from(self.misc & u32::from(record::PERF_RECORD_MISC_SWITCH_OUT) != 0)
         )
     }
-}
+});
 
-#[pymethods]
-impl Mmap2Event {
-    #[new]
-    fn new() -> Self {
-        Mmap2Event {
-            r#type: record::PERF_RECORD_MMAP2,
-            ..Default::default()
-        }
-    }
+event_methods!(Mmap2Event, record::PERF_RECORD_MMAP2, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: mmap2, pid: {}, tid: {}, start: {}, length: {}, offset: {}, flags: {}, prot: {}, filename: {} }}",
@@ -313,41 +283,25 @@ impl Mmap2Event {
             self.filename
         )
     }
-}
+});
 
-#[pymethods]
-impl StatEvent {
-    #[new]
-    fn new() -> Self {
-        StatEvent {
-            r#type: PERF_RECORD_STAT,
-            ..Default::default()
-        }
-    }
+event_methods!(StatEvent, PERF_RECORD_STAT, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: stat, id: {}, cpu: {}, thread: {}, val: {}, ena: {}, run: {} }}",
             self.id, self.cpu, self.thread, self.val, self.ena, self.run
         )
     }
-}
+});
 
-#[pymethods]
-impl StatRoundEvent {
-    #[new]
-    fn new() -> Self {
-        StatRoundEvent {
-            r#type: PERF_RECORD_STAT_ROUND,
-            ..Default::default()
-        }
-    }
+event_methods!(StatRoundEvent, PERF_RECORD_STAT_ROUND, {
     fn __repr__(&self) -> String {
         format!(
             "{{ type: stat_round, type: {}, time: {} }}",
             self.stat_round_type, self.time
         )
     }
-}
+});
 
 impl SampleEvent {
     /// An empty `sample_event`, as `perf.sample_event()` makes it.
@@ -765,8 +719,7 @@ fn other_event(
     let misc = u32::from(parsed.header.misc);
     let obj: Py<PyAny> = match &parsed.body {
         &Body::Comm { pid, tid, ref comm } => {
-            let mut e = CommEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = CommEvent::with_sample(t, s, evsel());
             (e.pid, e.tid, e.comm) = (pid, tid, lossy(record::bytes(bytes, comm)));
             Py::new(py, e)?.into_any()
         }
@@ -777,8 +730,7 @@ fn other_event(
             ptid,
             time,
         } => {
-            let mut e = TaskEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = TaskEvent::with_sample(t, s, evsel());
             (e.pid, e.ppid, e.tid, e.ptid, e.time) = (pid, ppid, tid, ptid, time);
             Py::new(py, e)?.into_any()
         }
@@ -790,15 +742,13 @@ fn other_event(
             pgoff,
             ref filename,
         } => {
-            let mut e = MmapEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = MmapEvent::with_sample(t, s, evsel());
             (e.misc, e.pid, e.tid, e.start, e.len, e.pgoff) = (misc, pid, tid, start, len, pgoff);
             e.filename = lossy(record::bytes(bytes, filename));
             Py::new(py, e)?.into_any()
         }
         &Body::Lost { id, lost } => {
-            let mut e = LostEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = LostEvent::with_sample(t, s, evsel());
             (e.id, e.lost) = (id, lost);
             Py::new(py, e)?.into_any()
         }
@@ -808,14 +758,12 @@ fn other_event(
             stream_id,
             trailer_word,
         } => {
-            let mut e = ThrottleEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = ThrottleEvent::with_sample(t, s, evsel());
             (e.time, e.id, e.stream_id, e.trailer_word) = (time, id, stream_id, trailer_word);
             Py::new(py, e)?.into_any()
         }
         Body::Read { pid, tid, values } => {
-            let mut e = ReadEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = ReadEvent::with_sample(t, s, evsel());
             (e.pid, e.tid) = (*pid, *tid);
             e.values = values.values().iter().map(|v| v.value).collect();
             Py::new(py, e)?.into_any()
@@ -824,8 +772,7 @@ fn other_event(
             next_prev_pid,
             next_prev_tid,
         } => {
-            let mut e = SwitchEvent::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = SwitchEvent::with_sample(t, s, evsel());
             (e.misc, e.next_prev_pid, e.next_prev_tid) = (misc, next_prev_pid, next_prev_tid);
             Py::new(py, e)?.into_any()
         }
@@ -840,8 +787,7 @@ fn other_event(
             flags,
             ref filename,
         } => {
-            let mut e = Mmap2Event::with_sample(t, s);
-            e.evsel = evsel();
+            let mut e = Mmap2Event::with_sample(t, s, evsel());
             (
                 e.misc, e.pid, e.tid, e.start, e.len, e.pgoff, e.prot, e.flags,
             ) = (misc, pid, tid, start, len, pgoff, prot, flags);
