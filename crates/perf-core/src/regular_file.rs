@@ -33,6 +33,29 @@ fn too_large(cap: u64) -> io::Error {
     )
 }
 
+/// Opens `path` read-only, without blocking whatever it is, if it is a
+/// regular file: the file and its size (one `fstat`).
+fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular());
+    }
+    Ok((file, meta.len()))
+}
+
+/// [`open_regular`], refusing a file whose size is above `cap`.
+fn open_sized(path: &Path, cap: u64) -> io::Result<(File, u64)> {
+    let (file, size) = open_regular(path)?;
+    if size > cap {
+        return Err(too_large(cap));
+    }
+    Ok((file, size))
+}
+
 /// Opens `path` read-only if it is a regular file; without blocking,
 /// whatever it is.
 ///
@@ -40,14 +63,7 @@ fn too_large(cap: u64) -> io::Error {
 /// `open`'s or `fstat`'s errno; `InvalidInput` ("not a regular file")
 /// for a FIFO, a device, a directory or a socket.
 pub fn open(path: &Path) -> io::Result<File> {
-    let file = File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    if !file.metadata()?.file_type().is_file() {
-        return Err(not_regular());
-    }
-    Ok(file)
+    open_regular(path).map(|(file, _)| file)
 }
 
 /// Opens the regular file `path` for reading at most `cap` bytes: a file
@@ -57,11 +73,7 @@ pub fn open(path: &Path) -> io::Result<File> {
 /// # Errors
 /// [`open`]'s; `InvalidData` for a file whose size is above `cap`.
 pub fn open_capped(path: &Path, cap: u64) -> io::Result<io::Take<File>> {
-    let file = open(path)?;
-    if file.metadata()?.len() > cap {
-        return Err(too_large(cap));
-    }
-    Ok(file.take(cap))
+    open_sized(path, cap).map(|(file, _)| file.take(cap))
 }
 
 /// The whole of the regular file `path`, at most `cap` bytes.
@@ -70,11 +82,7 @@ pub fn open_capped(path: &Path, cap: u64) -> io::Result<io::Take<File>> {
 /// [`open`]'s and `read`'s; `InvalidData` when the file is bigger than
 /// `cap` (before reading, or when its reads go past `cap`).
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    let file = open(path)?;
-    let size = file.metadata()?.len();
-    if size > cap {
-        return Err(too_large(cap));
-    }
+    let (file, size) = open_sized(path, cap)?;
     let mut out = Vec::new();
     out.try_reserve_exact(usize::try_from(size).unwrap_or(usize::MAX))
         .map_err(|_| too_large(cap))?;
