@@ -9,42 +9,41 @@ use super::sysfs::Pmu;
 /// kernel.
 pub const TOOL_PMU_TYPE: u32 = 0xffff_fffe;
 
-/// One built-in event: `(name, config, description, scale_unit)`.
-pub type BuiltinEvent = (&'static str, u64, &'static str, Option<&'static str>);
+/// One built-in event: `(name, description, scale_unit)`. Its config is
+/// not restated here: a software event's is its symbol's
+/// ([`symbol`](super::symbols::symbol)), a tool event's its [`ToolEvent`].
+pub type BuiltinEvent = (&'static str, &'static str, Option<&'static str>);
 
 /// The software PMU's events, as perf's common JSON lists them (aliases are
 /// rows of their own, as there).
 pub const SOFTWARE_EVENTS: &[BuiltinEvent] = &[
-    ("cpu-clock", 0, "Per-CPU high-resolution timer based event", Some("1E-06msec")),
-    ("task-clock", 1, "Per-task high-resolution timer based event", Some("1E-06msec")),
-    ("faults", 2, "Number of page faults [This event is an alias of page-faults]", None),
-    ("page-faults", 2, "Number of page faults [This event is an alias of faults]", None),
-    ("context-switches", 3, "Number of context switches [This event is an alias of cs]", None),
-    ("cs", 3, "Number of context switches [This event is an alias of context-switches]", None),
+    ("cpu-clock", "Per-CPU high-resolution timer based event", Some("1E-06msec")),
+    ("task-clock", "Per-task high-resolution timer based event", Some("1E-06msec")),
+    ("faults", "Number of page faults [This event is an alias of page-faults]", None),
+    ("page-faults", "Number of page faults [This event is an alias of faults]", None),
+    ("context-switches", "Number of context switches [This event is an alias of cs]", None),
+    ("cs", "Number of context switches [This event is an alias of context-switches]", None),
     (
         "cpu-migrations",
-        4,
         "Number of times a process has migrated to a new CPU [This event is an alias of migrations]",
         None,
     ),
     (
         "migrations",
-        4,
         "Number of times a process has migrated to a new CPU [This event is an alias of cpu-migrations]",
         None,
     ),
-    ("minor-faults", 5, "Number of minor page faults. Minor faults don't require I/O to handle", None),
-    ("major-faults", 6, "Number of major page faults. Major faults require I/O to handle", None),
-    ("alignment-faults", 7, "Number of kernel handled memory alignment faults", None),
+    ("minor-faults", "Number of minor page faults. Minor faults don't require I/O to handle", None),
+    ("major-faults", "Number of major page faults. Major faults require I/O to handle", None),
+    ("alignment-faults", "Number of kernel handled memory alignment faults", None),
     (
         "emulation-faults",
-        8,
         "Number of kernel handled unimplemented instruction faults handled through emulation",
         None,
     ),
-    ("dummy", 9, "A placeholder event that doesn't count anything", None),
-    ("bpf-output", 10, "An event used by BPF programs to write to the perf ring buffer", None),
-    ("cgroup-switches", 11, "Number of context switches to a task in a different cgroup", None),
+    ("dummy", "A placeholder event that doesn't count anything", None),
+    ("bpf-output", "An event used by BPF programs to write to the perf ring buffer", None),
+    ("cgroup-switches", "Number of context switches to a task in a different cgroup", None),
 ];
 
 /// A tool event: what perf computes in user space for it.
@@ -65,23 +64,17 @@ pub const TOOL_EVENTS: &[(ToolEvent, BuiltinEvent)] = &[
         ToolEvent::DurationTime,
         (
             "duration_time",
-            1,
             "Wall clock interval time in nanoseconds",
             None,
         ),
     ),
     (
         ToolEvent::UserTime,
-        (
-            "user_time",
-            2,
-            "User (non-kernel) time in nanoseconds",
-            None,
-        ),
+        ("user_time", "User (non-kernel) time in nanoseconds", None),
     ),
     (
         ToolEvent::SystemTime,
-        ("system_time", 3, "System/kernel time in nanoseconds", None),
+        ("system_time", "System/kernel time in nanoseconds", None),
     ),
 ];
 
@@ -98,8 +91,8 @@ impl ToolEvent {
     pub fn from_config(config: u64) -> Option<ToolEvent> {
         TOOL_EVENTS
             .iter()
-            .find(|(_, (_, c, ..))| *c == config)
             .map(|&(ev, _)| ev)
+            .find(|&ev| ev as u64 == config)
     }
 
     /// perf's name of the event.
@@ -125,5 +118,31 @@ pub fn tool_pmu() -> Pmu {
         formats: Vec::new(),
         aliases: Vec::new(),
         is_core: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_software_event_is_a_software_symbol() {
+        for &(name, ..) in SOFTWARE_EVENTS {
+            let sym = super::super::symbols::symbol(name);
+            assert!(
+                matches!(sym, Some((t, _)) if t == perf_event_open_sys::bindings::PERF_TYPE_SOFTWARE),
+                "{name}: {sym:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tool_events_by_name_and_config() {
+        for &(ev, (name, ..)) in TOOL_EVENTS {
+            assert_eq!(ToolEvent::from_name(name), Some(ev));
+            assert_eq!(ToolEvent::from_config(ev as u64), Some(ev));
+            assert_eq!(ev.name(), name);
+        }
+        assert_eq!(ToolEvent::from_config(0), None);
     }
 }

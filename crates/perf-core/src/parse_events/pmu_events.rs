@@ -7,6 +7,7 @@ use perf_event_open_sys::bindings as b;
 
 use super::builtin_pmus::{BuiltinEvent, SOFTWARE_EVENTS, TOOL_EVENTS, TOOL_PMU_TYPE};
 use super::event_info_format::{alias_name, format_g, terms_str};
+use super::symbols::symbol;
 use super::sysfs::{Pmu, PmuAlias};
 use crate::error::Result;
 use crate::tracefs::Tracefs;
@@ -51,8 +52,18 @@ pub fn pmu_events(pmu: &Pmu, tracefs: Option<&Tracefs>) -> Result<Vec<PmuEventIn
             Some(t) => tracepoint_events(t)?,
             None => Vec::new(),
         },
-        TOOL_PMU_TYPE => builtin(pmu, TOOL_EVENTS.iter().map(|(_, e)| e), "tool"),
-        b::PERF_TYPE_SOFTWARE => builtin(pmu, SOFTWARE_EVENTS.iter(), "software"),
+        TOOL_PMU_TYPE => builtin(
+            pmu,
+            TOOL_EVENTS.iter().map(|(ev, e)| (*ev as u64, e)),
+            "tool",
+        ),
+        b::PERF_TYPE_SOFTWARE => builtin(
+            pmu,
+            SOFTWARE_EVENTS
+                .iter()
+                .filter_map(|e| symbol(e.0).map(|(_, config)| (config, e))),
+            "software",
+        ),
         _ => Vec::new(),
     };
     if pmu.type_ != b::PERF_TYPE_TRACEPOINT {
@@ -65,11 +76,11 @@ pub fn pmu_events(pmu: &Pmu, tracefs: Option<&Tracefs>) -> Result<Vec<PmuEventIn
 /// A JSON event: listed by name, with its description as the long one too.
 fn builtin<'a>(
     pmu: &Pmu,
-    events: impl Iterator<Item = &'a BuiltinEvent>,
+    events: impl Iterator<Item = (u64, &'a BuiltinEvent)>,
     topic: &str,
 ) -> Vec<PmuEventInfo> {
     events
-        .map(|&(name, config, desc, scale_unit)| {
+        .map(|(config, &(name, desc, scale_unit))| {
             let terms = terms_str(&format!("config={config}"));
             PmuEventInfo {
                 name: name.to_owned(),
