@@ -103,7 +103,7 @@ impl Evsel {
         leader_fds: Option<&[std::os::fd::RawFd]>,
     ) -> Result<()> {
         self.close();
-        if self.attr.type_ == crate::parse_events::TOOL_PMU_TYPE {
+        if self.attr.type_ == crate::tool_evsel::TOOL_PMU_TYPE {
             return self.open_tool(cpus, threads);
         }
         let mut fds = Vec::with_capacity(cpus.len() * threads.len());

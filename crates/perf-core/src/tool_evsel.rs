@@ -22,8 +22,35 @@ use crate::attr::Attr;
 use crate::counts::CountsValues;
 use crate::cpumap::{Cpu, CpuMap};
 use crate::error::{Error, Result};
-use crate::parse_events::ToolEvent;
 use crate::threadmap::{Pid, ThreadMap};
+
+/// perf's `PERF_PMU_TYPE_TOOL`: the tool PMU's `type`, never given to the
+/// kernel.
+pub const TOOL_PMU_TYPE: u32 = 0xffff_fffe;
+
+/// A tool event: what perf computes in user space for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolEvent {
+    /// Wall-clock nanoseconds since the evsel was opened.
+    DurationTime = 1,
+    /// User CPU time of the target, in nanoseconds.
+    UserTime = 2,
+    /// System CPU time of the target, in nanoseconds.
+    SystemTime = 3,
+}
+
+impl ToolEvent {
+    /// The tool event with `attr.config == config` (its discriminant).
+    pub fn from_config(config: u64) -> Option<ToolEvent> {
+        [
+            ToolEvent::DurationTime,
+            ToolEvent::UserTime,
+            ToolEvent::SystemTime,
+        ]
+        .into_iter()
+        .find(|&ev| ev as u64 == config)
+    }
+}
 
 /// Where one slot of a CPU-time event reads from.
 #[derive(Debug)]
@@ -258,7 +285,7 @@ mod tests {
     #[test]
     fn duration_counts_on_the_first_slot_only_and_sampling_is_refused() {
         let attr = Attr {
-            type_: crate::parse_events::TOOL_PMU_TYPE,
+            type_: TOOL_PMU_TYPE,
             config: 1,
             ..Attr::default()
         };
@@ -280,7 +307,7 @@ mod tests {
     #[test]
     fn user_time_of_this_process_reads_from_the_first_cpu_only() {
         let attr = Attr {
-            type_: crate::parse_events::TOOL_PMU_TYPE,
+            type_: TOOL_PMU_TYPE,
             config: 2,
             ..Attr::default()
         };

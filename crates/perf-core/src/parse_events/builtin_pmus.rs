@@ -4,10 +4,7 @@
 //! (`tool.json`, `tool_pmu.c`), whose events perf computes itself.
 
 use super::sysfs::Pmu;
-
-/// perf's `PERF_PMU_TYPE_TOOL`: the tool PMU's `type`, never given to the
-/// kernel.
-pub const TOOL_PMU_TYPE: u32 = 0xffff_fffe;
+use crate::tool_evsel::{ToolEvent, TOOL_PMU_TYPE};
 
 /// One built-in event: `(name, description, scale_unit)`. Its config is
 /// not restated here: a software event's is its symbol's
@@ -46,17 +43,6 @@ pub const SOFTWARE_EVENTS: &[BuiltinEvent] = &[
     ("cgroup-switches", "Number of context switches to a task in a different cgroup", None),
 ];
 
-/// A tool event: what perf computes in user space for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolEvent {
-    /// Wall-clock nanoseconds since the evsel was opened.
-    DurationTime = 1,
-    /// User CPU time of the target, in nanoseconds.
-    UserTime = 2,
-    /// System CPU time of the target, in nanoseconds.
-    SystemTime = 3,
-}
-
 /// The tool events this module implements (perf 6.1's three; newer perf
 /// also has constants such as `num_cpus`, which are not here).
 pub const TOOL_EVENTS: &[(ToolEvent, BuiltinEvent)] = &[
@@ -78,6 +64,8 @@ pub const TOOL_EVENTS: &[(ToolEvent, BuiltinEvent)] = &[
     ),
 ];
 
+/// The names of the tool events (the event-name layer's side of
+/// [`ToolEvent`]).
 impl ToolEvent {
     /// The tool event named `name` (ASCII case ignored, as perf).
     pub fn from_name(name: &str) -> Option<ToolEvent> {
@@ -85,14 +73,6 @@ impl ToolEvent {
             .iter()
             .find(|(_, (n, ..))| n.eq_ignore_ascii_case(name))
             .map(|&(ev, _)| ev)
-    }
-
-    /// The tool event with `attr.config == config`.
-    pub fn from_config(config: u64) -> Option<ToolEvent> {
-        TOOL_EVENTS
-            .iter()
-            .map(|&(ev, _)| ev)
-            .find(|&ev| ev as u64 == config)
     }
 
     /// perf's name of the event.

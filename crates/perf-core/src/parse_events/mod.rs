@@ -47,7 +47,8 @@ pub mod sysfs;
 pub mod terms;
 pub mod tracepoint;
 
-pub use builtin_pmus::{tool_pmu, ToolEvent, TOOL_PMU_TYPE};
+pub use crate::tool_evsel::{ToolEvent, TOOL_PMU_TYPE};
+pub use builtin_pmus::tool_pmu;
 pub use error::ParseError;
 pub use evsel::{GroupInfo, ParsedEvsel};
 pub use pmu_events::{pmu_events, PmuEventInfo};

@@ -21,7 +21,7 @@
 
 use perf_event_open_sys::bindings as b;
 
-use super::builtin_pmus::{tool_attr, ToolEvent};
+use super::builtin_pmus::tool_attr;
 use super::cursor::{event_text, parse_number, Cursor};
 use super::env::Env;
 use super::error::ParseError;
@@ -35,6 +35,7 @@ use super::terms::{
 };
 use super::tracepoint::tracepoints;
 use crate::attr::Attr;
+use crate::tool_evsel::ToolEvent;
 
 /// `r` and hex digits: a raw event's config.
 fn raw_config(word: &str) -> Option<Result<u64, ()>> {

@@ -5,11 +5,12 @@
 
 use perf_event_open_sys::bindings as b;
 
-use super::builtin_pmus::{BuiltinEvent, SOFTWARE_EVENTS, TOOL_EVENTS, TOOL_PMU_TYPE};
+use super::builtin_pmus::{BuiltinEvent, SOFTWARE_EVENTS, TOOL_EVENTS};
 use super::event_info_format::{alias_name, format_g, terms_str};
 use super::symbols::symbol;
 use super::sysfs::{Pmu, PmuAlias};
 use crate::error::Result;
+use crate::tool_evsel::TOOL_PMU_TYPE;
 use crate::tracefs::Tracefs;
 
 /// perf's `struct pmu_event_info`; `None` where perf leaves the pointer
