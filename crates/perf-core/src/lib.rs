@@ -29,6 +29,7 @@ pub mod errno_names;
 pub mod error;
 pub mod evlist;
 pub mod evsel;
+pub mod metric;
 pub mod parse_events;
 pub mod perf_config;
 pub mod perf_data;
