@@ -3,5 +3,6 @@
 //! definitions of the pmu-events tables and of the common software metrics.
 
 mod def;
+pub mod expr;
 
 pub use def::MetricDef;

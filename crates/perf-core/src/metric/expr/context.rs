@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What an expression asks of the system: `#literals`, whether an event
+//! exists, the CPU id.
+
+use std::collections::BTreeMap;
+
+/// The system an expression is evaluated for.
+pub trait Context {
+    /// The value of `#name` (perf's `expr__get_literal()`); `None` when
+    /// unknown or unreadable.
+    fn literal(&self, name: &str) -> Option<f64>;
+    /// Whether `event` names an event this machine has (perf parses it).
+    fn has_event(&self, event: &str) -> bool;
+    /// perf's CPU id string of the core PMU (`GenuineIntel-6-55-4`).
+    fn cpuid(&self) -> Option<String>;
+}
+
+/// A context of given values, for tests and for evaluating recorded
+/// counts.
+#[derive(Debug, Clone, Default)]
+pub struct FixedContext {
+    /// `#name` → value (without the `#`).
+    pub literals: BTreeMap<String, f64>,
+    /// Events `has_event()` finds.
+    pub events: Vec<String>,
+    /// The CPU id.
+    pub cpuid: Option<String>,
+}
+
+impl Context for FixedContext {
+    fn literal(&self, name: &str) -> Option<f64> {
+        self.literals.get(name).copied()
+    }
+
+    fn has_event(&self, event: &str) -> bool {
+        self.events.iter().any(|e| e == event)
+    }
+
+    fn cpuid(&self) -> Option<String> {
+        self.cpuid.clone()
+    }
+}
+
+/// perf's `strcmp_cpuid_str()` as a match: the table's id equals the
+/// CPU's, or names it without the stepping (x86's `vendor-family-model`
+/// against `vendor-family-model-stepping`).
+pub(super) fn cpuid_matches(table: &str, cpuid: &str) -> bool {
+    if table == cpuid {
+        return true;
+    }
+    cpuid
+        .strip_prefix(table)
+        .is_some_and(|rest| rest.starts_with('-') && !rest[1..].contains('-'))
+}
