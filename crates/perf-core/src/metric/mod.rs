@@ -2,7 +2,9 @@
 //! perf's metrics (tools/perf/util/metricgroup.c, expr.y): the metric
 //! definitions of the pmu-events tables and of the common software metrics.
 
+pub mod common;
 mod def;
 pub mod expr;
+pub mod metricgroup;
 
 pub use def::MetricDef;

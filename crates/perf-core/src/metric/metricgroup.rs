@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! perf's metricgroup.c: from metric and group names to the events the
+//! metrics need, grouped as perf groups them, and the metrics' values
+//! from those events' counts.
+//!
+//! * names are matched as `metricgroup__parse_groups()` matches them:
+//!   comma-separated, each a metric name or a group name (case-insensitive),
+//!   `all` for every metric; the PMU filter `all` takes every metric;
+//! * each metric's ids come from [`Expr::find_ids`]; an id naming another
+//!   metric is a reference, expanded recursively (a cycle is an error);
+//! * events are shared between metrics, one evsel per metric id: the
+//!   events of a metric with `NO_GROUP_EVENTS` (or
+//!   `NO_GROUP_EVENTS_NMI`/`_SMT`) and the tool events are not grouped; the
+//!   others form one group per metric (`{a,b}`), shared by a metric whose
+//!   events are a subset of an earlier group's.
+
+use std::collections::BTreeSet;
+
+use super::expr::{Context, Expr, ExprError, IdValue};
+use super::MetricDef;
+use crate::parse_events::{self, GroupInfo, ParsedEvsel};
+
+/// Why a metric string cannot be turned into events.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricError {
+    /// No metric or group has this name (perf's message).
+    #[error("Cannot find metric or group `{0}'")]
+    NotFound(String),
+    /// A metric's expression does not parse or evaluate.
+    #[error("metric '{metric}': {source}")]
+    Expr {
+        /// The metric.
+        metric: String,
+        /// Where and why.
+        source: ExprError,
+    },
+    /// A metric refers to itself through its references.
+    #[error("recursion detected for metric {0}")]
+    Recursion(String),
+    /// A metric needs an event this machine does not have.
+    #[error("metric '{metric}' needs event '{event}': {reason}")]
+    Event {
+        /// The metric.
+        metric: String,
+        /// The event, as perf's parser takes it.
+        event: String,
+        /// The parser's error.
+        reason: String,
+    },
+}
+
+/// Where an identifier of an expression gets its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// From event `events[i]`.
+    Event(usize),
+    /// From the compiled expression `exprs[i]` (a referenced metric).
+    Ref(usize),
+    /// Not needed (ruled out by find_ids): NaN, as perf leaves it.
+    Unused,
+}
+
+#[derive(Debug, Clone)]
+struct Compiled {
+    name: String,
+    expr: Expr,
+    slots: Vec<Slot>,
+}
+
+/// One event the metrics need.
+#[derive(Debug, Clone)]
+pub struct MetricEvent {
+    /// The metric id (the identifier as the expressions write it).
+    pub id: String,
+    /// The evsel made from it.
+    pub evsel: ParsedEvsel,
+}
+
+/// One requested metric.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    /// Its definition.
+    pub def: MetricDef,
+    /// Its events, as indices into [`MetricGroups::events`], referenced
+    /// metrics' events included; the first is perf's `metric_events[0]`.
+    pub events: Vec<usize>,
+    expr: usize,
+}
+
+/// Metrics and the evsels that count for them.
+#[derive(Debug, Clone)]
+pub struct MetricGroups {
+    /// The requested metrics, in the order perf lists them.
+    pub metrics: Vec<Metric>,
+    /// The evsels, in order, grouped as perf groups them.
+    pub events: Vec<MetricEvent>,
+    exprs: Vec<Compiled>,
+}
+
+/// The metric definitions this build knows: the common software metrics.
+/// The CPU's pmu-events tables are added here.
+pub fn known_metrics() -> Vec<MetricDef> {
+    super::common::common_metrics()
+}
+
+fn matches(def: &MetricDef, name: &str) -> bool {
+    name.eq_ignore_ascii_case("all")
+        || def.name.eq_ignore_ascii_case(name)
+        || def.groups.iter().any(|g| g.eq_ignore_ascii_case(name))
+}
+
+fn pmu_matches(def: &MetricDef, pmu: &str) -> bool {
+    pmu == "all" || def.pmu.as_deref().unwrap_or("cpu") == pmu
+}
+
+fn is_ungrouped(def: &MetricDef) -> bool {
+    def.constraint.as_deref().is_some_and(|c| {
+        c.split(',')
+            .any(|c| c.trim().starts_with("NO_GROUP_EVENTS"))
+    })
+}
+
+/// The name perf's event parser takes for a metric id (`@` stands for `/`).
+pub fn event_spec(id: &str) -> String {
+    id.replace('@', "/")
+}
+
+struct Builder<'a> {
+    table: &'a [MetricDef],
+    ctx: &'a dyn Context,
+    exprs: Vec<Compiled>,
+    events: Vec<MetricEvent>,
+    /// The events of each group made so far.
+    groups: Vec<Vec<usize>>,
+}
+
+impl Builder<'_> {
+    fn find_def(&self, name: &str) -> Option<&MetricDef> {
+        self.table
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Compiles `def` and what it refers to; returns its index in `exprs`
+    /// and the ids of the events it needs.
+    fn compile(
+        &mut self,
+        def: &MetricDef,
+        stack: &mut Vec<String>,
+    ) -> Result<(usize, Vec<String>), MetricError> {
+        if stack.iter().any(|s| s.eq_ignore_ascii_case(&def.name)) {
+            return Err(MetricError::Recursion(def.name.clone()));
+        }
+        let err = |source| MetricError::Expr {
+            metric: def.name.clone(),
+            source,
+        };
+        let expr = Expr::parse(&def.expr, 0).map_err(err)?;
+        let needed = expr.find_ids(self.ctx).map_err(err)?;
+        stack.push(def.name.clone());
+        let mut event_ids = Vec::new();
+        let mut slots = vec![Slot::Unused; expr.ids().len()];
+        let mut refs = Vec::new();
+        for id in &needed {
+            if let Some(r) = self.find_def(id).cloned() {
+                let (idx, ids) = self.compile(&r, stack)?;
+                refs.push((id.clone(), idx));
+                for i in ids {
+                    if !event_ids.contains(&i) {
+                        event_ids.push(i);
+                    }
+                }
+            } else if !event_ids.contains(id) {
+                event_ids.push(id.clone());
+            }
+        }
+        stack.pop();
+        for (id, idx) in refs {
+            if let Some(i) = expr.id_index(&id) {
+                slots[i] = Slot::Ref(idx);
+            }
+        }
+        self.exprs.push(Compiled {
+            name: def.name.clone(),
+            expr,
+            slots,
+        });
+        Ok((self.exprs.len() - 1, event_ids))
+    }
+
+    fn event(&mut self, metric: &str, id: &str) -> Result<usize, MetricError> {
+        if let Some(i) = self.events.iter().position(|e| e.id == id) {
+            return Ok(i);
+        }
+        self.push_event(metric, id)
+    }
+
+    /// A new evsel for `id`, which must name exactly one event here.
+    fn push_event(&mut self, metric: &str, id: &str) -> Result<usize, MetricError> {
+        let spec = event_spec(id);
+        let fail = |reason: String| MetricError::Event {
+            metric: metric.to_owned(),
+            event: spec.clone(),
+            reason,
+        };
+        let mut parsed = parse_event(&spec).map_err(|e| fail(e.to_string()))?;
+        if parsed.len() != 1 {
+            return Err(fail(format!("makes {} events, not one", parsed.len())));
+        }
+        let mut evsel = parsed.remove(0);
+        evsel.group = None;
+        self.events.push(MetricEvent {
+            id: id.to_owned(),
+            evsel,
+        });
+        Ok(self.events.len() - 1)
+    }
+
+    /// Adds a group of `ids` (tool events stay outside groups), or reuses
+    /// one that has them all.
+    fn grouped(&mut self, metric: &str, ids: &[String]) -> Result<Vec<usize>, MetricError> {
+        let (tool, counted): (Vec<&String>, Vec<&String>) =
+            ids.iter().partition(|id| is_tool_event(id));
+        let known: Option<Vec<usize>> = counted
+            .iter()
+            .map(|id| self.events.iter().position(|e| &e.id == *id))
+            .collect();
+        let reuse = known.filter(|k| self.groups.iter().any(|g| k.iter().all(|i| g.contains(i))));
+        let mut out = match reuse {
+            Some(k) => k,
+            None => {
+                // A new group: fresh evsels, even for ids another group has.
+                let mut members = Vec::new();
+                for id in counted {
+                    members.push(self.push_event(metric, id)?);
+                }
+                let n = members.len();
+                if n > 1 {
+                    let leader = members[0];
+                    let index = self.groups.len();
+                    for (k, &m) in members.iter().enumerate() {
+                        self.events[m].evsel.group = Some(GroupInfo {
+                            index,
+                            leader,
+                            is_leader: k == 0,
+                            nr_members: n,
+                            name: None,
+                        });
+                    }
+                }
+                self.groups.push(members.clone());
+                members
+            }
+        };
+        for id in tool {
+            out.push(self.event(metric, id)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Parses one metric event. `software/EVENT,name=NAME/` (how perf's
+/// common metrics name software events, a PMU event form perf 6.1's
+/// grammar lacks) is the legacy software event named NAME.
+fn parse_event(spec: &str) -> Result<Vec<ParsedEvsel>, parse_events::ParseError> {
+    let err = match parse_events::parse_events(spec) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let Some(inner) = spec
+        .strip_prefix("software/")
+        .and_then(|s| s.strip_suffix('/'))
+    else {
+        return Err(err);
+    };
+    let mut terms = inner.split(',');
+    let event = terms.next().unwrap_or_default();
+    let mut name = None;
+    for t in terms {
+        match t.strip_prefix("name=") {
+            Some(n) => name = Some(n),
+            None => return Err(err),
+        }
+    }
+    let mut parsed = parse_events::parse_events(event).map_err(|_| err.clone())?;
+    let is_software = parsed
+        .iter()
+        .all(|p| p.attr.type_ == perf_event_open_sys::bindings::PERF_TYPE_SOFTWARE);
+    if !is_software {
+        return Err(err);
+    }
+    if let Some(n) = name {
+        for p in &mut parsed {
+            n.clone_into(&mut p.name);
+        }
+    }
+    Ok(parsed)
+}
+
+fn is_tool_event(id: &str) -> bool {
+    ["duration_time", "user_time", "system_time"]
+        .iter()
+        .any(|t| id == *t || id == format!("tool@{t}@"))
+}
+
+impl MetricGroups {
+    /// perf's `metricgroup__parse_groups()` over `table`: the metrics and
+    /// groups named in `input` (comma-separated), of PMU `pmu` (`all`:
+    /// any), with ids found under `ctx`.
+    ///
+    /// # Errors
+    /// An unknown name, a malformed expression (naming the metric and the
+    /// offset), a reference cycle, or an event this machine lacks.
+    pub fn parse(
+        input: &str,
+        pmu: &str,
+        table: &[MetricDef],
+        ctx: &dyn Context,
+    ) -> Result<MetricGroups, MetricError> {
+        let mut b = Builder {
+            table,
+            ctx,
+            exprs: Vec::new(),
+            events: Vec::new(),
+            groups: Vec::new(),
+        };
+        let mut metrics: Vec<Metric> = Vec::new();
+        for name in input.split(',') {
+            let defs: Vec<&MetricDef> = table
+                .iter()
+                .filter(|d| matches(d, name) && pmu_matches(d, pmu))
+                .collect();
+            if defs.is_empty() {
+                return Err(MetricError::NotFound(name.to_owned()));
+            }
+            for def in defs {
+                if metrics.iter().any(|m| m.def.name == def.name) {
+                    continue;
+                }
+                let (expr, ids) = b.compile(def, &mut Vec::new())?;
+                let events = if is_ungrouped(def) {
+                    ids.iter()
+                        .map(|id| b.event(&def.name, id))
+                        .collect::<Result<Vec<_>, _>>()?
+                } else {
+                    b.grouped(&def.name, &ids)?
+                };
+                metrics.push(Metric {
+                    def: def.clone(),
+                    events,
+                    expr,
+                });
+            }
+        }
+        let mut out = MetricGroups {
+            metrics,
+            events: b.events,
+            exprs: b.exprs,
+        };
+        out.bind_slots();
+        Ok(out)
+    }
+
+    /// Points each metric's event ids at the evsels chosen for it.
+    fn bind_slots(&mut self) {
+        let metrics = self.metrics.clone();
+        for m in &metrics {
+            let mut stack = vec![m.expr];
+            let mut seen = BTreeSet::new();
+            while let Some(e) = stack.pop() {
+                if !seen.insert(e) {
+                    continue;
+                }
+                let c = &mut self.exprs[e];
+                for (i, id) in c.expr.ids().iter().enumerate() {
+                    match c.slots[i] {
+                        Slot::Ref(r) => stack.push(r),
+                        Slot::Unused | Slot::Event(_) => {
+                            if let Some(&ev) =
+                                m.events.iter().find(|&&ev| self.events[ev].id == *id)
+                            {
+                                c.slots[i] = Slot::Event(ev);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value of metric `metric` (an index into [`Self::metrics`]),
+    /// each of its events' values asked of `read` once (by index into
+    /// [`Self::events`]). An expression that fails to evaluate gives 0.0,
+    /// as perf's `compute_metric`.
+    ///
+    /// # Errors
+    /// What `read` returns.
+    pub fn compute<E>(
+        &self,
+        metric: usize,
+        ctx: &dyn Context,
+        read: &mut dyn FnMut(usize) -> Result<f64, E>,
+    ) -> Result<f64, E> {
+        let Some(m) = self.metrics.get(metric) else {
+            return Ok(0.0);
+        };
+        let mut cache: Vec<Option<f64>> = vec![None; self.events.len()];
+        Ok(self.eval(m.expr, ctx, read, &mut cache, 0)?.unwrap_or(0.0))
+    }
+
+    fn eval<E>(
+        &self,
+        e: usize,
+        ctx: &dyn Context,
+        read: &mut dyn FnMut(usize) -> Result<f64, E>,
+        cache: &mut [Option<f64>],
+        depth: usize,
+    ) -> Result<Option<f64>, E> {
+        let c = &self.exprs[e];
+        let mut values = Vec::with_capacity(c.slots.len());
+        for slot in &c.slots {
+            values.push(match *slot {
+                Slot::Event(ev) => {
+                    let v = match cache[ev] {
+                        Some(v) => v,
+                        None => {
+                            let v = read(ev)?;
+                            cache[ev] = Some(v);
+                            v
+                        }
+                    };
+                    Some(IdValue::new(v))
+                }
+                // References are acyclic (checked when parsed).
+                Slot::Ref(r) if depth < self.exprs.len() => {
+                    self.eval(r, ctx, read, cache, depth + 1)?.map(IdValue::new)
+                }
+                Slot::Ref(_) | Slot::Unused => None,
+            });
+        }
+        Ok(c.expr.eval(ctx, &values).ok())
+    }
+
+    /// The name of metric `metric`.
+    pub fn metric_name(&self, metric: usize) -> Option<&str> {
+        self.metrics
+            .get(metric)
+            .map(|m| self.exprs[m.expr].name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests;
