@@ -182,6 +182,35 @@ impl Evsel {
     /// same fd (since open for the first). `CpuNotInMap` or `ThreadNotInMap`
     /// when that CPU or thread is not in the maps the evsel was opened with.
     pub fn read_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<CountsValues> {
+        let (slot, now) = self.read_now(cpu, tid)?;
+        let prev = self
+            .prev_counts
+            .get_mut(slot)
+            .and_then(Option::take)
+            .unwrap_or_default();
+        if let Some(p) = self.prev_counts.get_mut(slot) {
+            *p = Some(now);
+        }
+        Ok(now.delta(&prev))
+    }
+
+    /// The change since the previous [`Self::read_counts`] of (CPU number,
+    /// thread id), leaving that previous read in place: what perf's
+    /// `evlist.compute_metric()` reads (it never advances the counts
+    /// `evsel.read()` keeps).
+    pub fn peek_counts(&mut self, cpu: Cpu, tid: Pid) -> Result<CountsValues> {
+        let (slot, now) = self.read_now(cpu, tid)?;
+        let prev = self
+            .prev_counts
+            .get(slot)
+            .copied()
+            .flatten()
+            .unwrap_or_default();
+        Ok(now.delta(&prev))
+    }
+
+    /// The fd slot of (CPU number, thread id) and its counter now.
+    fn read_now(&mut self, cpu: Cpu, tid: Pid) -> Result<(usize, CountsValues)> {
         let Some(t) = &self.fds else {
             return Err(crate::Error::InvalidArgument(
                 "evsel is not open".to_owned(),
@@ -200,15 +229,7 @@ impl Evsel {
                 counts::read_counter(fd.raw(), t.attr.read_format)?
             }
         };
-        let prev = self
-            .prev_counts
-            .get_mut(slot)
-            .and_then(Option::take)
-            .unwrap_or_default();
-        if let Some(p) = self.prev_counts.get_mut(slot) {
-            *p = Some(now);
-        }
-        Ok(now.delta(&prev))
+        Ok((slot, now))
     }
 
     /// True for an open event of the tool PMU: its fd table is empty.

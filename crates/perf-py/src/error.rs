@@ -21,6 +21,10 @@
 //! * A record read from a ring that cannot be parsed becomes
 //!   `OSError(EFAULT, "perf: can't parse sample: …")`, the C module's
 //!   "can't parse sample".
+//! * A metric string `parse_metrics()` cannot turn into events (an unknown
+//!   metric or group, a malformed expression, an event this machine lacks)
+//!   becomes `OSError(EINVAL, text)`, the C module's `OSError(-ret)`, with
+//!   the text naming the metric, the event or the offset.
 //! * An `itrace=` string perf's grammar refuses becomes
 //!   `ValueError("Failed to parse itrace options")`, as in the C module.
 //!
@@ -28,6 +32,7 @@
 //! names) are raised where they are found.
 
 use perf_core::error::{strerror, DataErrorKind};
+use perf_core::metric::metricgroup::MetricError;
 use perf_core::parse_events::ParseError;
 use perf_core::session::itrace::ItraceError;
 use perf_core::Error;
@@ -48,6 +53,14 @@ pub enum PerfError {
     ParseEvents(ParseError),
     /// An `itrace=` string perf's option grammar refuses.
     Itrace(ItraceError),
+    /// A metric string `parse_metrics()` refuses.
+    Metric(MetricError),
+}
+
+impl From<MetricError> for PerfError {
+    fn from(e: MetricError) -> Self {
+        PerfError::Metric(e)
+    }
 }
 
 impl From<Error> for PerfError {
@@ -76,6 +89,7 @@ impl From<PerfError> for PyErr {
             PerfError::ParseEvents(e) => PyValueError::new_err(e.to_string()),
             // python.c's text, whatever the string.
             PerfError::Itrace(_) => PyValueError::new_err("Failed to parse itrace options"),
+            PerfError::Metric(e) => oserror(libc::EINVAL, e.to_string()),
         }
     }
 }

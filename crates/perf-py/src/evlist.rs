@@ -5,6 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use perf_core::evlist::{Evlist, RingRead};
+use perf_core::metric::EvlistMetrics;
 use perf_core::sys::{self, Ioctl};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -38,6 +39,8 @@ struct Inner {
     /// evlist has a live machine (`Evlist::machine`).
     sources: Vec<Arc<SampleSource>>,
     cache: Recycler,
+    /// The metrics of an evlist made by `parse_metrics()`.
+    metrics: Option<Arc<EvlistMetrics>>,
 }
 
 impl PyEvlist {
@@ -50,6 +53,7 @@ impl PyEvlist {
             evsels,
             sources,
             cache,
+            ..
         } = &mut *guard;
         while *ring < core.ring_count() {
             let out = core
@@ -79,8 +83,15 @@ impl PyEvlist {
                 evsels,
                 sources: Vec::new(),
                 cache: Recycler::new(),
+                metrics: None,
             }),
         }
+    }
+
+    /// This evlist with the metrics its evsels count for.
+    pub fn with_metrics(self, metrics: Arc<EvlistMetrics>) -> Self {
+        self.inner().metrics = Some(metrics);
+        self
     }
 }
 
@@ -141,6 +152,33 @@ impl PyEvlist {
         let policy = crate::abi_policy::current();
         py.detach(|| self.inner().core.open(&policy))?;
         Ok(())
+    }
+
+    /// List of metric names within the evlist.
+    fn metrics(&self) -> Vec<String> {
+        self.inner()
+            .metrics
+            .as_ref()
+            .map(|m| m.names())
+            .unwrap_or_default()
+    }
+
+    /// compute metric for given name, cpu and thread
+    #[pyo3(signature = (metric, cpu, thread, /))]
+    fn compute_metric(&self, py: Python<'_>, metric: &str, cpu: i32, thread: i32) -> PyResult<f64> {
+        let value = py.detach(|| {
+            let inner = self.inner();
+            match &inner.metrics {
+                Some(m) => m.compute(&inner.core, metric, cpu, thread),
+                None => Ok(None),
+            }
+        });
+        match value.map_err(PerfError::from)? {
+            Some(v) => Ok(v),
+            None => Err(PyTypeError::new_err(format!(
+                "Unknown metric '{metric}' for CPU '{cpu}' and thread '{thread}'"
+            ))),
+        }
     }
 
     /// close the file descriptors.
@@ -219,6 +257,7 @@ impl PyEvlist {
             evsels,
             sources,
             cache,
+            ..
         } = &mut *guard;
         // The closure hands back a pointer-sized value and parks a Python
         // error aside: the per-event path then moves no large Result around.

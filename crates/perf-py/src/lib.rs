@@ -46,6 +46,7 @@ mod int_arg;
 mod memory_view;
 mod module;
 mod parse_events;
+mod parse_metrics;
 mod pmu;
 mod recycler;
 mod sequence;

@@ -3,9 +3,11 @@
 
 use std::sync::Arc;
 
+use perf_core::cpumap::CpuMap;
 use perf_core::evlist::Evlist;
 use perf_core::evsel::Evsel;
 use perf_core::parse_events as parser;
+use perf_core::threadmap::ThreadMap;
 use pyo3::prelude::*;
 
 use crate::cpu_map::PyCpuMap;
@@ -29,6 +31,18 @@ pub fn parse_events(
     let parsed = py
         .detach(|| parser::parse_events(event_string))
         .map_err(PerfError::from)?;
+    let (core, objects) = evsels_from_parsed(py, parsed, cpus, threads)?;
+    Ok(PyEvlist::from_parts(core, objects))
+}
+
+/// The evlist (core and Python evsel objects) of the evsels perf's event
+/// parser made, on these maps.
+pub fn evsels_from_parsed(
+    py: Python<'_>,
+    parsed: Vec<parser::ParsedEvsel>,
+    cpus: Option<Arc<CpuMap>>,
+    threads: Option<Arc<ThreadMap>>,
+) -> PyResult<(Evlist, Vec<Py<PyEvsel>>)> {
     let mut core = Evlist::new(cpus, threads);
     let mut objects = Vec::with_capacity(parsed.len());
     for (idx, p) in parsed.into_iter().enumerate() {
@@ -51,5 +65,5 @@ pub fn parse_events(
         core.add(Arc::clone(&obj.get().inner));
         objects.push(obj);
     }
-    Ok(PyEvlist::from_parts(core, objects))
+    Ok((core, objects))
 }

@@ -4,7 +4,9 @@
 
 pub mod common;
 mod def;
+mod evlist_metrics;
 pub mod expr;
 pub mod metricgroup;
 
 pub use def::MetricDef;
+pub use evlist_metrics::EvlistMetrics;
