@@ -74,7 +74,7 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "CALL_RETURN_NO_CALL",
     "CALL_RETURN_NO_RETURN", "CALL_RETURN_NON_CALL", "tracepoint", "set_abi_policy",
-    "parse_events", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
+    "parse_events", "parse_metrics", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
     "counts_values", "pmu", "data", "DataWarning", "session", "thread", "call_return", "callchain",
     "callchain_node",
     "branch_stack", "branch_entry", "__version__", "__build__",
@@ -96,6 +96,19 @@ def parse_events(
     duration_time, user_time and system_time are counted without the kernel
     (type 0xfffffffe). Bad strings raise ValueError pointing at the
     offending position."""
+
+def parse_metrics(
+    metrics_string: str,
+    pmu: str | None = None,
+    cpus: cpu_map | None = None,
+    threads: thread_map | None = None,
+    /,
+) -> evlist:
+    """A new evlist counting the events of perf's metrics: metric or group
+    names, comma-separated ("CPUs_utilized", "Default"), of PMU `pmu` (None:
+    any), counted system-wide unless maps are given. An unknown name, a
+    malformed expression or an event this machine lacks raise OSError(EINVAL)
+    naming it."""
 
 def pmus() -> Iterator[pmu]:
     """The PMUs of /sys/bus/event_source/devices."""
@@ -691,6 +704,12 @@ class evlist:
         evsel), the other records as event objects in .others."""
     def all_cpus(self) -> cpu_map:
         """CPU map union of all evsel CPU maps."""
+    def metrics(self) -> list[str]:
+        """List of metric names within the evlist (parse_metrics)."""
+    def compute_metric(self, metric: str, cpu: int, thread: int, /) -> float:
+        """compute metric for given name, cpu and thread: from each event's
+        change since its last evsel.read(); TypeError for a metric the
+        evlist lacks on that CPU and thread."""
     def config(self) -> None:
         """Apply default record options to the evlist."""
     def enable(self) -> None:
