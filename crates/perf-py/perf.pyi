@@ -293,7 +293,8 @@ class evsel:
         """event IDs."""
     @property
     def fallbacks(self) -> list[tuple[str, Literal["kernel", "build target", "pmu"]]]:
-        """Module defaults the last open() dropped, as (name, reason)."""
+        """What the last open() dropped, as (name, reason); a replaced value is
+        named "old -> new" ("clockid=2 -> clockid=1")."""
 
 # -- events ------------------------------------------------------------------
 

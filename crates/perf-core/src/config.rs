@@ -19,6 +19,7 @@ pub fn config(evsels: &mut [&mut Evsel]) {
     let many = evsels.len() > 1;
     for evsel in evsels.iter_mut() {
         let tracking = evsel.tracking;
+        let precise_max = evsel.precise_max;
         let a = &mut evsel.attr;
         a.set_flag("sample_id_all", 1);
         a.set_flag("inherit", 0);
@@ -47,6 +48,10 @@ pub fn config(evsels: &mut [&mut Evsel]) {
             a.set_flag("disabled", 1);
             a.set_flag("enable_on_exec", 1);
         }
+        // `:P`: the highest precise_ip, lowered at open until it works.
+        if precise_max {
+            a.set_flag("precise_ip", 3);
+        }
         // What config() added may fall back on kernels that lack it.
         let mut names = vec!["FLAG_FD_CLOEXEC", "sample_id_all", "FORMAT_LOST"];
         if tracking {
@@ -54,6 +59,9 @@ pub fn config(evsels: &mut [&mut Evsel]) {
         }
         if many {
             names.push("SAMPLE_IDENTIFIER");
+        }
+        if precise_max {
+            names.push("precise_ip");
         }
         if let Ok(bits) = AttrBits::from_names(names) {
             evsel.defaults = bits;

@@ -51,6 +51,10 @@ pub struct Evsel {
     pub name: Option<String>,
     /// perf's `evsel->tracking`: ask `evlist.config()` for side-band records.
     pub tracking: bool,
+    /// perf's `evsel->precise_max` (`:P`): `evlist.config()` asks for
+    /// `precise_ip=3` as a module default, which the open lowers step by
+    /// step until the PMU accepts it.
+    pub precise_max: bool,
     /// Bits the module set by default (not asked for by the user): these
     /// fall back silently when the kernel lacks them.
     pub defaults: AttrBits,

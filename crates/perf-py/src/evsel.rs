@@ -202,8 +202,9 @@ impl PyEvsel {
     fn set_wakeup_events(&self, v: u32) {
         lock(&self.inner).attr.wakeup_events = v;
     }
-    /// Module defaults the last open() dropped because the kernel (or this
-    /// build's target ABI) lacks them, as (name, reason) pairs.
+    /// What the last open() dropped or replaced because the kernel (or this
+    /// build's target ABI, or the event's PMU) refused it, as (name, reason)
+    /// pairs; a replacement is named "old -> new".
     #[getter]
     fn fallbacks(&self) -> Vec<(String, &'static str)> {
         lock(&self.inner)
@@ -215,7 +216,7 @@ impl PyEvsel {
                     perf_core::abi::FallbackReason::BuildTarget => "build target",
                     perf_core::abi::FallbackReason::Pmu => "pmu",
                 };
-                (f.name.clone(), why)
+                (f.label(), why)
             })
             .collect()
     }

@@ -49,6 +49,7 @@ pub fn evsels_from_parsed(
         let mut evsel = Evsel::new(p.attr);
         evsel.name = Some(p.name);
         evsel.tracking = idx == 0;
+        evsel.precise_max = p.precise_max;
         evsel.config_terms = p.config_terms;
         evsel.group_leader = p.group.as_ref().filter(|g| !g.is_leader).map(|g| g.leader);
         // perf's parse-time exclude_guest is a default its fallback clears

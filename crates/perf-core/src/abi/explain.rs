@@ -9,6 +9,7 @@ use crate::attr::Attr;
 
 use super::image;
 use super::kernel_abi::{AttrBits, BuildTarget, KernelAbi};
+use super::replacing;
 
 /// One thing an attr uses that a kernel does not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +187,8 @@ fn list(lacks: &[Lack], kernel: Option<KernelVersion>, defaults: &AttrBits) -> S
             let mut s = l.describe(kernel);
             if l.is_default(defaults) {
                 s.push_str(", a module default that strict mode does not drop");
+            } else if let Some(perf) = replacing::perf_would(&l.name()) {
+                s.push_str(&perf);
             }
             s
         })

@@ -16,7 +16,10 @@
 //!    fallback into that error, [`FallbackMode::Lenient`] every such error
 //!    into a fallback.
 //!    Dropped defaults are listed in perf's fallback order (`missing`).
-//! 4. An EINVAL the ABI does not explain names the consistency rule or the
+//! 4. An EINVAL the ABI does not explain first gets perf's value-replacing
+//!    retries (`replacing`: the clock, then `precise_ip`; on other errnos
+//!    `precise_ip` only) when the value may be replaced; the first attr that
+//!    opens is kept. Else it names the consistency rule or the
 //!    breakpoint field it broke. Else a PMU refused the attr: perf's PMU
 //!    fallback clears `exclude_guest`/`exclude_host` when they are module
 //!    defaults (`missing`) and retries; else the error names the field a
@@ -42,6 +45,7 @@ use super::kernel_abi::{AttrBits, BuildTarget};
 use super::missing;
 use super::permission;
 use super::refused;
+use super::replacing;
 use super::rules;
 use super::syscall::{OpenArgs, PerfSyscall, RealKernel};
 
@@ -87,13 +91,27 @@ pub enum FallbackReason {
     Pmu,
 }
 
-/// One module default that was dropped.
+/// One thing the open dropped or replaced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fallback {
-    /// The feature row (`mmap2`, `FORMAT_LOST`, `FLAG_FD_CLOEXEC`).
+    /// The feature row (`mmap2`, `FORMAT_LOST`, `FLAG_FD_CLOEXEC`), or for a
+    /// replaced value the field as asked for (`clockid=2`, `precise_ip=3`).
     pub name: String,
     /// Why.
     pub reason: FallbackReason,
+    /// What was opened in its place (`SAMPLE_WEIGHT`, `clockid=1`,
+    /// `precise_ip=1`); `None` when it was only dropped (`replacing`).
+    pub replacement: Option<String>,
+}
+
+impl Fallback {
+    /// `mmap2`, or `SAMPLE_WEIGHT_STRUCT -> SAMPLE_WEIGHT` for a replacement.
+    pub fn label(&self) -> String {
+        match &self.replacement {
+            Some(to) => format!("{} -> {to}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// An opened event.
@@ -106,7 +124,7 @@ pub struct Opened {
     pub attr: Attr,
     /// The open flags as sent.
     pub flags: u64,
-    /// The defaults that were dropped, in order.
+    /// What was dropped or replaced, in order.
     pub fallbacks: Vec<Fallback>,
 }
 
@@ -175,12 +193,14 @@ fn drop_guest_host(
         fallbacks.push(Fallback {
             name: (*name).to_owned(),
             reason: FallbackReason::Pmu,
+            replacement: None,
         });
     }
     !names.is_empty()
 }
 
-/// Clears dropped defaults from the attr and records them.
+/// Clears dropped defaults from the attr and records them; a row perf
+/// replaces (`SAMPLE_WEIGHT_STRUCT`) gets its replacement set.
 fn drop_defaults(
     attr: &mut Attr,
     flags: &mut u64,
@@ -191,12 +211,53 @@ fn drop_defaults(
     for l in dropped {
         if let Some((kind, mask)) = l.bits() {
             image::apply_bits(attr, flags, kind, mask, false);
+            let name = l.name();
+            let replacement = replacing::replacement_of(&name)
+                .and_then(|to| perf_abi::FeatureTable::builtin().get(to))
+                .map(|to| {
+                    image::apply_bits(attr, flags, to.kind, to.mask(), true);
+                    to.name.clone()
+                });
             fallbacks.push(Fallback {
-                name: l.name(),
+                name,
                 reason,
+                replacement,
             });
         }
     }
+}
+
+/// perf's value-replacing retries (`replacing::steps`) after an open
+/// refused with `errno`: the first alternative attr the kernel opens, with
+/// `fallbacks` extended by what it changed.
+fn try_replacements<S: PerfSyscall + ?Sized>(
+    sys: &S,
+    attr: &Attr,
+    call: OpenArgs,
+    errno: i32,
+    defaults: &AttrBits,
+    policy: &Policy,
+    fallbacks: &[Fallback],
+) -> Option<Opened> {
+    if policy.mode == FallbackMode::Strict {
+        return None;
+    }
+    for (mut alt, changed) in replacing::steps(attr, errno, defaults) {
+        let size = send_size(&alt);
+        let mut bytes = alt.to_bytes(size);
+        if let OpenOutcome::Fd(fd) = sys.open(&mut bytes, call) {
+            alt.size = size;
+            let mut fallbacks = fallbacks.to_vec();
+            fallbacks.push(changed);
+            return Some(Opened {
+                fd,
+                attr: alt,
+                flags: call.flags,
+                fallbacks,
+            });
+        }
+    }
+    None
 }
 
 /// Opens `attr` on the kernel behind `sys` with the module's policy (see the
@@ -247,6 +308,11 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
             OpenOutcome::Failed { errno, size } => (errno, size),
         };
         if errno != libc::EINVAL && errno != libc::E2BIG {
+            if let Some(opened) =
+                try_replacements(sys, &attr, call, errno, defaults, policy, &fallbacks)
+            {
+                return Ok(opened);
+            }
             return Err(explain_other(sys, errno, &attr, call, size, &policy.env));
         }
         let abi = sys.abi();
@@ -263,6 +329,11 @@ pub fn open_with_fallback<S: PerfSyscall + ?Sized>(
                     "the kernel's perf_event_attr is {k} bytes; {size} were sent"
                 )),
                 None => {
+                    let tried =
+                        try_replacements(sys, &attr, call, errno, defaults, policy, &fallbacks);
+                    if let Some(opened) = tried {
+                        return Ok(opened);
+                    }
                     let rule = rules::explain_einval(&attr, call, abi.version, &policy.env)
                         .or_else(|| breakpoint::explain(&attr, BpArch::this()));
                     if rule.is_none()

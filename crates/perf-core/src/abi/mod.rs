@@ -19,6 +19,7 @@
 //! | `permission`    | EACCES/EPERM and ENOENT hints                             |
 //! | `environment`   | the files those hints read ([`Environment`])              |
 //! | `missing`       | perf's fallback order; the PMU's exclude_guest fallback   |
+//! | `replacing`     | perf's fallbacks that replace a value (clock, precise_ip) |
 //! | `fallback`      | [`open_with_fallback`], [`Policy`], [`Opened`]            |
 
 mod breakpoint;
@@ -33,6 +34,7 @@ mod missing;
 mod permission;
 mod probe;
 mod refused;
+mod replacing;
 mod rules;
 mod syscall;
 
@@ -44,6 +46,8 @@ mod tests_pmu;
 mod tests_real;
 #[cfg(test)]
 mod tests_refused;
+#[cfg(test)]
+mod tests_replacing;
 
 #[cfg(test)]
 pub use emulator::{EmulatedKernel, EmulatedPrivileges};
@@ -58,5 +62,6 @@ pub use missing::{guest_host_fallback, perf_rank, PERF_ORDER};
 pub use permission::{enoent_hint, permission_hint};
 pub use probe::{base_args, base_attr, feature_probe, probe, probe_attr_size, probe_feature};
 pub use refused::probe_refused;
+pub use replacing::{replacement_of, CLOCK_MONOTONIC, REPLACED_BITS};
 pub use rules::{explain_einval, explain_eoverflow};
 pub use syscall::{running_abi, running_release, OpenArgs, OutcomeClass, PerfSyscall, RealKernel};

@@ -145,7 +145,9 @@ fn period_rule(attr: &Attr, env: &Environment) -> Option<String> {
     if has(attr, "use_clockid") && !CLOCKS.iter().any(|(id, _)| *id == attr.clockid) {
         let names: Vec<String> = CLOCKS.iter().map(|(id, n)| format!("{n} ({id})")).collect();
         return Some(format!(
-            "clockid={} is not a clock perf accepts: {}",
+            "clockid={} is not a clock perf accepts: {}; perf's fallback retries with \
+             CLOCK_MONOTONIC (1) only to report a wrong clockid, set_abi_policy(\"lenient\") \
+             opens the event with it",
             attr.clockid,
             names.join(", ")
         ));

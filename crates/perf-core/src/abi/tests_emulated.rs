@@ -465,7 +465,8 @@ fn build_target_refuses_before_any_syscall() {
         opened.fallbacks,
         [Fallback {
             name: "defer_callchain".into(),
-            reason: FallbackReason::BuildTarget
+            reason: FallbackReason::BuildTarget,
+            replacement: None,
         }]
     );
     assert_eq!(k.calls(), 1);

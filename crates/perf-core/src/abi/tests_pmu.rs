@@ -42,7 +42,8 @@ fn default_exclude_guest_is_cleared_for_a_pmu_that_refuses_it() {
         opened.fallbacks,
         [Fallback {
             name: "exclude_guest".into(),
-            reason: FallbackReason::Pmu
+            reason: FallbackReason::Pmu,
+            replacement: None,
         }]
     );
     // Two calls, as perf's newest: with exclude_guest, then without; the
