@@ -105,6 +105,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/perf_data_read.py
 	/usr/bin/python3 benchmarks/symbols.py
 	/usr/bin/python3 benchmarks/perf_data_symbols.py
+	/usr/bin/python3 benchmarks/metric_compute.py
 
 # Robustness fuzzing (docs/reliability.md), longer than `make test`:
 # the Python API under hypothesis with fresh random examples, the
