@@ -3,6 +3,9 @@
 //! (`evsel__disable_missing_features()` and `evsel__precise_ip_fallback()`
 //! in tools/perf/util/evsel.c, 6.1 and the newest):
 //!
+//! * `inherit` with `PERF_SAMPLE_READ`, refused, loses `inherit` (the
+//!   newest perf's `inherit_sample_read`: Linux before 6.12, or without
+//!   `PERF_SAMPLE_TID`);
 //! * `PERF_SAMPLE_WEIGHT_STRUCT`, when the kernel lacks it, becomes
 //!   `PERF_SAMPLE_WEIGHT` ([`replacement_of`], applied where lacking bits
 //!   are dropped);
@@ -52,13 +55,32 @@ fn replaced(name: String, replacement: String, reason: FallbackReason) -> Fallba
     }
 }
 
+/// True when the row `name` (a flag or `sample_type` bit) is set.
+fn has(attr: &Attr, name: &str) -> bool {
+    FeatureTable::builtin()
+        .get(name)
+        .is_some_and(|f| super::image::word(attr, 0, f.kind) & f.mask() != 0)
+}
+
 /// The attrs to try after an open refused with `errno` that the ABI does
 /// not explain, in the order perf tries them, each with what it changed:
-/// on EINVAL the clock (`CLOCK_MONOTONIC`, then no `use_clockid`), then on
-/// any errno `precise_ip` lowered step by step. Each is an alternative to
-/// `attr`, not cumulative: the first the kernel opens is kept.
+/// on EINVAL no `inherit` (with `PERF_SAMPLE_READ`), the clock
+/// (`CLOCK_MONOTONIC`, then no `use_clockid`), then on any errno
+/// `precise_ip` lowered step by step. Each is an alternative to `attr`, not
+/// cumulative: the first the kernel opens is kept.
 pub fn steps(attr: &Attr, errno: i32, defaults: &AttrBits) -> Vec<(Attr, Fallback)> {
     let mut out = Vec::new();
+    let inherit_read = has(attr, "inherit") && has(attr, "SAMPLE_READ");
+    if errno == libc::EINVAL && inherit_read && may_replace(defaults, "inherit") {
+        let mut a = *attr;
+        let _ = a.set_flag("inherit", 0);
+        let dropped = Fallback {
+            name: "inherit".into(),
+            reason: FallbackReason::Kernel,
+            replacement: None,
+        };
+        out.push((a, dropped));
+    }
     let clock = attr.flag("use_clockid").unwrap_or(0) != 0;
     if errno == libc::EINVAL && clock && may_replace(defaults, "use_clockid") {
         let from = format!("clockid={}", attr.clockid);

@@ -127,7 +127,7 @@ fn sample_rule(attr: &Attr, kernel: Option<KernelVersion>) -> Option<String> {
         ));
     }
     if has(attr, "inherit") && has(attr, "SAMPLE_READ") {
-        return Some(match kernel {
+        let why = match kernel {
             Some(v) if v < INHERIT_SAMPLE_READ => {
                 format!("'inherit' with PERF_SAMPLE_READ needs Linux 6.12 (this kernel is {v})")
             }
@@ -135,7 +135,10 @@ fn sample_rule(attr: &Attr, kernel: Option<KernelVersion>) -> Option<String> {
                 "'inherit' with PERF_SAMPLE_READ also needs PERF_SAMPLE_TID".into()
             }
             _ => return None,
-        });
+        };
+        return Some(format!(
+            "{why}; perf's fallback drops 'inherit', as set_abi_policy(\"lenient\") does"
+        ));
     }
     None
 }

@@ -538,7 +538,8 @@ fn consistency_einval_is_explained() {
     let (_, hint) = open_err(&kernel("6.1"), &attr, args, &AttrBits::NONE);
     assert_eq!(
         hint,
-        "'inherit' with PERF_SAMPLE_READ needs Linux 6.12 (this kernel is 6.1.0)"
+        "'inherit' with PERF_SAMPLE_READ needs Linux 6.12 (this kernel is 6.1.0); perf's \
+         fallback drops 'inherit', as set_abi_policy(\"lenient\") does"
     );
 }
 

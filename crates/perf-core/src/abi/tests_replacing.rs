@@ -350,3 +350,56 @@ fn emulated_clocks_are_the_real_kernels() {
         assert_eq!(r, e, "clockid {clockid}");
     }
 }
+
+fn inherit_read(tid: bool) -> Attr {
+    let mut attr = base_attr();
+    attr.set_flag("inherit", 1).unwrap();
+    attr.sample_type |= bit("SAMPLE_READ");
+    if tid {
+        attr.sample_type |= bit("SAMPLE_TID");
+    }
+    attr
+}
+
+#[test]
+fn inherit_with_sample_read_loses_inherit_under_lenient() {
+    // 6.1 refuses the pair; 6.18 refuses it without PERF_SAMPLE_TID.
+    for (k, tid) in [(Recording::new(6, 1), true), (Recording::new(6, 18), false)] {
+        let attr = inherit_read(tid);
+        let lenient = policy(FallbackMode::Lenient);
+        let opened = open_with_fallback(&k, &attr, base_args(), &AttrBits::NONE, &lenient).unwrap();
+        assert_eq!(opened.attr.flag("inherit"), Some(0));
+        assert_eq!(opened.attr.sample_type, attr.sample_type);
+        assert_eq!(opened.fallbacks.len(), 1);
+        assert_eq!(opened.fallbacks[0].label(), "inherit");
+        let sent: Vec<_> = k.seen.borrow().iter().map(|a| a.flag("inherit")).collect();
+        assert_eq!(sent, [Some(1), Some(0)]);
+
+        let (errno, hint) = hint_of(open_with_fallback(
+            &k,
+            &attr,
+            base_args(),
+            &AttrBits::NONE,
+            &Policy::default(),
+        ));
+        assert_eq!(errno, libc::EINVAL);
+        assert!(
+            hint.ends_with("perf's fallback drops 'inherit', as set_abi_policy(\"lenient\") does"),
+            "{hint}"
+        );
+    }
+}
+
+#[test]
+fn inherit_with_sample_read_on_the_running_kernel() {
+    let v = KernelVersion::from_release(&running_release()).expect("uname -r has a version");
+    let lenient = policy(FallbackMode::Lenient);
+    let refused = open(&inherit_read(false), base_args(), &AttrBits::NONE, &lenient).unwrap();
+    assert_eq!(refused.attr.flag("inherit"), Some(0));
+    assert_eq!(refused.fallbacks[0].label(), "inherit");
+    // With PERF_SAMPLE_TID, 6.12 and later take the pair as asked.
+    let with_tid = open(&inherit_read(true), base_args(), &AttrBits::NONE, &lenient).unwrap();
+    let kept = v >= KernelVersion::new(6, 12, 0);
+    assert_eq!(with_tid.attr.flag("inherit"), Some(u64::from(kept)));
+    assert_eq!(with_tid.fallbacks.is_empty(), kept);
+}
