@@ -28,7 +28,11 @@ fn perf_stat(workload: &[&str]) -> BTreeMap<String, Line> {
         .args(workload)
         .output()
         .expect("perf stat runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stderr);
     let mut lines = BTreeMap::new();
     for l in text.lines() {
@@ -70,7 +74,11 @@ fn common_metrics_give_perf_stats_values() {
         eprintln!("skipped: needs root and {PERF}");
         return;
     }
-    let stat = perf_stat(&["sh", "-c", "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; sleep 0.1"]);
+    let stat = perf_stat(&[
+        "sh",
+        "-c",
+        "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; sleep 0.1",
+    ]);
     // perf stat -a counts CPUs: #target_cpu is 1.
     let mut ctx = FixedContext::default();
     ctx.literals.insert("target_cpu".into(), 1.0);
@@ -91,10 +99,16 @@ fn common_metrics_give_perf_stats_values() {
         ("page_faults_per_second", "page-faults"),
     ];
     for (metric, event) in checks {
-        let def = common_metrics().into_iter().find(|m| m.name == metric).unwrap();
+        let def = common_metrics()
+            .into_iter()
+            .find(|m| m.name == metric)
+            .unwrap();
         let expr = Expr::parse(&def.expr, 0).unwrap();
-        let values: Vec<Option<IdValue>> =
-            expr.ids().iter().map(|id| value_of(id).map(IdValue::new)).collect();
+        let values: Vec<Option<IdValue>> = expr
+            .ids()
+            .iter()
+            .map(|id| value_of(id).map(IdValue::new))
+            .collect();
         let ours = expr.eval(&ctx, &values).unwrap();
         let line = &stat[event];
         let perfs = if metric == "CPUs_utilized" {
