@@ -405,6 +405,12 @@ def make_target(data, name):
         if data.draw(st.booleans(), label="evsel opened"):
             call("evsel.open(setup)", ev.open, cpus=cpus, threads=threads)
         return ev
+    if name.endswith("metric") and hasattr(perf, "parse_metrics") \
+            and data.draw(st.booleans(), label="metric evlist"):
+        el = perf.parse_metrics(data.draw(st.sampled_from(METRIC_STRINGS[:3]), label="metrics"))
+        if data.draw(st.booleans(), label="metrics opened"):
+            call("evlist.open(setup)", el.open)
+        return el
     el = perf.evlist(cpus, threads)
     state = data.draw(st.sampled_from(["empty", "added", "opened", "mmapped", "closed"]),
                       label="evlist state")
@@ -458,6 +464,9 @@ NEWER = {
     "syscall_id": (lambda _: perf.syscall_id, ["name", "elf_machine"]),
     "arch_strerrno": (lambda _: perf.arch_strerrno, ["err", "elf_machine"]),
     "config_get": (lambda _: perf.config_get, ["name"]),
+    "parse_metrics": (lambda _: perf.parse_metrics, ["metrics_string", "pmu", "cpus", "threads"]),
+    "evlist.metrics": (lambda t: t.metrics, []),
+    "evlist.compute_metric": (lambda t: t.compute_metric, ["metric", "cpu", "thread"]),
 }
 for _name, (_get, _kw) in NEWER.items():
     _owner, _, _attr = _name.rpartition(".")
@@ -474,6 +483,8 @@ EVENT_STRINGS = ["cpu-clock", "task-clock:u", "dummy", "cpu-clock,task-clock",
                  "{cpu-clock,task-clock}", "sched:sched_switch", "context-switches/period=1/",
                  "cycles", "nosuch", "", ",", "{", "cpu-clock:k:u:p", "software/cpu-clock/",
                  "tracepoint/nosuch/", "syscalls:sys_enter_getppid"]
+METRIC_STRINGS = ["CPUs_utilized", "Default", "cs_per_second,page_faults_per_second", "all",
+                  "nosuch", "", ",", "CPUs_utilized,", "Default,nosuch"]
 
 
 @given(data=st.data())
@@ -485,6 +496,17 @@ def fuzz_calls(data):
     fn = get(target)
     if name == "evsel" and data.draw(st.booleans(), label="sane keywords"):
         args, kwargs = [], data.draw(sane_evsel_kwargs(), label="kwargs")
+    elif name == "parse_metrics" and data.draw(st.booleans(), label="sane string"):
+        args = [data.draw(st.sampled_from(METRIC_STRINGS), label="metrics string")]
+        args += data.draw(st.sampled_from([[], [None, perf.cpu_map()], ["all"],
+                                           [None, None, perf.thread_map(os.getpid())]]),
+                          label="pmu and maps")
+        kwargs = {}
+    elif name == "evlist.compute_metric" and data.draw(st.booleans(), label="sane metric"):
+        cpu = data.draw(st.sampled_from([-1, 0, 1, 1 << 20]), label="cpu")
+        args = [data.draw(st.sampled_from(["CPUs_utilized", "cs_per_second", "x"]), label="metric"),
+                cpu, data.draw(st.sampled_from([-1, 0, os.getpid()]), label="thread")]
+        kwargs = {}
     elif name == "parse_events" and data.draw(st.booleans(), label="sane string"):
         args = [data.draw(st.sampled_from(EVENT_STRINGS), label="event string")]
         args += data.draw(st.sampled_from([[], [perf.cpu_map()], [None, perf.thread_map()],
