@@ -9,10 +9,11 @@
 //! * each metric's ids come from [`Expr::find_ids`]; an id naming another
 //!   metric is a reference, expanded recursively (a cycle is an error);
 //! * events are shared between metrics, one evsel per metric id: the
-//!   events of a metric with `NO_GROUP_EVENTS` (or
-//!   `NO_GROUP_EVENTS_NMI`/`_SMT`) and the tool events are not grouped; the
-//!   others form one group per metric (`{a,b}`), shared by a metric whose
-//!   events are a subset of an earlier group's.
+//!   events of a metric with `NO_GROUP_EVENTS` (`NO_GROUP_EVENTS_NMI` while
+//!   the NMI watchdog runs, `NO_GROUP_EVENTS_SMT` while SMT is on) and the
+//!   tool events are not grouped; the others form one group per metric
+//!   (`{a,b}`), shared by a metric whose events are a subset of an earlier
+//!   group's.
 
 use std::collections::BTreeSet;
 
@@ -113,10 +114,18 @@ fn pmu_matches(def: &MetricDef, pmu: &str) -> bool {
     pmu == "all" || def.pmu.as_deref().unwrap_or("cpu") == pmu
 }
 
-fn is_ungrouped(def: &MetricDef) -> bool {
+/// perf's `metricgroup__has_constraint()` and its callers: a metric's
+/// events are not grouped with `NO_GROUP_EVENTS`, with
+/// `NO_GROUP_EVENTS_NMI` while the NMI watchdog holds a counter, with
+/// `NO_GROUP_EVENTS_SMT` while SMT is on.
+fn is_ungrouped(def: &MetricDef, ctx: &dyn Context) -> bool {
     def.constraint.as_deref().is_some_and(|c| {
-        c.split(',')
-            .any(|c| c.trim().starts_with("NO_GROUP_EVENTS"))
+        c.split(',').any(|c| match c.trim() {
+            "NO_GROUP_EVENTS" => true,
+            "NO_GROUP_EVENTS_NMI" => ctx.nmi_watchdog(),
+            "NO_GROUP_EVENTS_SMT" => ctx.literal("smt_on") == Some(1.0),
+            _ => false,
+        })
     })
 }
 
@@ -338,7 +347,7 @@ impl MetricGroups {
                     continue;
                 }
                 let (expr, ids) = b.compile(def, &mut Vec::new())?;
-                let events = if is_ungrouped(def) {
+                let events = if is_ungrouped(def, ctx) {
                     ids.iter()
                         .map(|id| b.event(&def.name, id))
                         .collect::<Result<Vec<_>, _>>()?

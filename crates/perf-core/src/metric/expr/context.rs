@@ -13,6 +13,12 @@ pub trait Context {
     fn has_event(&self, event: &str) -> bool;
     /// perf's CPU id string of the core PMU (`GenuineIntel-6-55-4`).
     fn cpuid(&self) -> Option<String>;
+    /// Whether the NMI watchdog holds a counter (perf's
+    /// `sysctl__nmi_watchdog_enabled()`), which `NO_GROUP_EVENTS_NMI`
+    /// metrics do not group around.
+    fn nmi_watchdog(&self) -> bool {
+        false
+    }
 }
 
 /// A context of given values, for tests and for evaluating recorded
@@ -25,6 +31,8 @@ pub struct FixedContext {
     pub events: Vec<String>,
     /// The CPU id.
     pub cpuid: Option<String>,
+    /// Whether the NMI watchdog holds a counter.
+    pub nmi_watchdog: bool,
 }
 
 impl Context for FixedContext {
@@ -38,6 +46,10 @@ impl Context for FixedContext {
 
     fn cpuid(&self) -> Option<String> {
         self.cpuid.clone()
+    }
+
+    fn nmi_watchdog(&self) -> bool {
+        self.nmi_watchdog
     }
 }
 

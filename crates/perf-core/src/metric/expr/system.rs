@@ -195,6 +195,11 @@ impl Context for SystemContext {
         crate::parse_events::parse_events(event).is_ok()
     }
 
+    fn nmi_watchdog(&self) -> bool {
+        crate::regular_file::read_capped(std::path::Path::new("/proc/sys/kernel/nmi_watchdog"), 64)
+            .is_ok_and(|b| String::from_utf8_lossy(&b).trim() == "1")
+    }
+
     fn cpuid(&self) -> Option<String> {
         self.cpuid
             .get_or_init(|| {

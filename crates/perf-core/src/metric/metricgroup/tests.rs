@@ -154,3 +154,31 @@ fn a_failing_expression_computes_to_zero() {
     let mut read = |_| -> Result<f64, ()> { Ok(3.0) };
     assert_eq!(g.compute(0, &target_cpu(), &mut read), Ok(0.0));
 }
+
+#[test]
+fn conditional_constraints_follow_the_system() {
+    let table = [
+        def(
+            "Nmi",
+            "page\\-faults + context\\-switches",
+            Some("NO_GROUP_EVENTS_NMI"),
+        ),
+        def(
+            "Smt",
+            "page\\-faults + cpu\\-migrations",
+            Some("NO_GROUP_EVENTS_SMT"),
+        ),
+    ];
+    let grouped = |ctx: &FixedContext, name: &str| {
+        let g = MetricGroups::parse(name, "all", &table, ctx).unwrap();
+        g.events.iter().any(|e| e.evsel.group.is_some())
+    };
+    let mut ctx = target_cpu();
+    ctx.literals.insert("smt_on".into(), 0.0);
+    assert!(grouped(&ctx, "Nmi"));
+    assert!(grouped(&ctx, "Smt"));
+    ctx.nmi_watchdog = true;
+    assert!(!grouped(&ctx, "Nmi"));
+    ctx.literals.insert("smt_on".into(), 1.0);
+    assert!(!grouped(&ctx, "Smt"));
+}
