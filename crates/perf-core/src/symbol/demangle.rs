@@ -261,10 +261,14 @@ fn tidy(s: &str) -> String {
                 }
             }
         }
-        if let Some(after) = rest.strip_prefix(", >") {
-            out.push('>');
-            rest = after;
-            continue;
+        // Empty packs at the end of a template's arguments print nothing,
+        // nor the ", " before them (d_print_comp's TEMPLATE_ARGLIST).
+        if rest.starts_with(", ") {
+            let after = rest.trim_start_matches(", ");
+            if after.starts_with('>') {
+                rest = after;
+                continue;
+            }
         }
         let mut chars = rest.chars();
         if let Some(c) = chars.next() {
@@ -341,6 +345,12 @@ mod tests {
             ("_ZGVZ1fvE1x", "guard variable for f()::x"),
             ("_ZNSt8functionIFviEE6invokeEv", "std::function<void (int)>::invoke"),
             ("_Z1fIJEEvv", "f<>"),
+            // Two empty packs last: neither prints, nor its ", ".
+            ("_Z1fIiJEJEEvv", "f<int>"),
+            (
+                "_ZNSt4pairIKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEElEC4IJRS6_EJLm0EEJEJEEERSt5tupleIJDpT_EERSA_IJDpT1_EESt12_Index_tupleIJXspT0_EEESJ_IJXspT2_EEE",
+                "std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const, long>::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, 0ul>",
+            ),
             (
                 "_ZGVZN2v88internal28CFunctionBuilderWithFunctionINS_16CTypeInfoBuilderIbJEEEJEE5BuildEvE8instance",
                 "guard variable for v8::internal::CFunctionBuilderWithFunction<v8::CTypeInfoBuilder<bool>>::Build()::instance",
