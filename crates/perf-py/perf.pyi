@@ -919,6 +919,10 @@ class callchain_node:
     @property
     def dso(self) -> str:
         """The object's long name, or "[unknown]"."""
+    @property
+    def inlined(self) -> bool:
+        """Ours: True for a frame perf script prints "(inlined)" (only with
+        perf.session(..., inline=True))."""
 
 @final
 class branch_stack:
@@ -960,7 +964,12 @@ class session:
         vmlinux: str | None = None,
         kallsyms: str | None = None,
         symfs: str | None = None,
-    ) -> Self: ...
+        *,
+        inline: bool = False,
+    ) -> Self:
+        """inline=True (ours): unwound (--call-graph dwarf) call chains get
+        perf script's frames for inlined functions; upstream's session, and
+        ours by default, gives perf script --no-inline's."""
     def process_events(self) -> None:
         """Iterate and process events."""
     def read_columns(self, columns: Iterable[str] | None = None,

@@ -37,6 +37,13 @@ class Recordings:
                        stdout=subprocess.DEVNULL)
         return data
 
+    def file(self, name):
+        """The recording `name`; the test is skipped when its compiler is
+        missing."""
+        if name not in self.files:
+            pytest.skip(f"no recording {name} (compiler missing)")
+        return self.files[name]
+
     def script(self, data, *args):
         p = subprocess.run([PERF, "script", "-i", str(data), *args], env=self.env,
                            capture_output=True, text=True, errors="replace", timeout=600)
@@ -56,6 +63,7 @@ def recs(tmp_path_factory):
     cxx = r.build("g++", "work.cpp", ["-O1", "-g", "-fno-omit-frame-pointer"], "workxx")
     # Without frame pointers: their user stacks are unwound from the dumps.
     c_nofp = r.build("gcc", "work.c", ["-O2", "-g", "-fomit-frame-pointer"], "work-nofp")
+    c_o0_nofp = r.build("gcc", "work.c", ["-O0", "-g", "-fomit-frame-pointer"], "work-o0-nofp")
     cxx_nofp = r.build("g++", "work.cpp", ["-O1", "-g", "-fomit-frame-pointer"], "workxx-nofp")
     dwarf = ["--call-graph", "dwarf"]
     r.files = {
@@ -63,8 +71,14 @@ def recs(tmp_path_factory):
         "cxx_g": r.record("cxx_g", ["-g"], [str(cxx)]),
         "c_flat": r.record("c_flat", [], [str(c), "15"]),
         "c_dwarf": r.record("c_dwarf", dwarf, [str(c_nofp), "8"]),
+        "c_o0_dwarf": r.record("c_o0_dwarf", dwarf, [str(c_o0_nofp), "4"]),
         "cxx_dwarf": r.record("cxx_dwarf", dwarf, [str(cxx_nofp)]),
     }
+    r.binaries = {"c_g": c, "c_dwarf": c_nofp}
+    if shutil.which("rustc"):
+        rs_nofp = r.build("rustc", "work.rs", ["-O", "-g", "-C", "force-frame-pointers=no"],
+                          "workrs-nofp")
+        r.files["rust_dwarf"] = r.record("rust_dwarf", dwarf, [str(rs_nofp)])
     return r
 
 

@@ -26,7 +26,7 @@ def sample(s):
          "map": [s.map_start, s.map_end, s.map_pgoff], "sym": s.symbol,
          "sym_range": [s.sym_start, s.sym_end], "src": s.srccode(), "insn": (s.insn() or b"").hex()}
     if chain is not None:
-        d["chain"] = [[n.ip, n.symbol, n.dso] for n in chain]
+        d["chain"] = [[n.ip, n.symbol, n.dso, n.inlined] for n in chain]
         assert len(chain) == len(list(chain))
     out.append(d)
 perf.session(perf.data(sys.argv[1]), sample=sample, **json.loads(sys.argv[2])).process_events()
@@ -49,7 +49,8 @@ def script_args(name):
 
 
 def perf_blocks(text):
-    """perf script's call chain output: one list of (sym, dso) per sample."""
+    """perf script's call chain output: one list of (sym, dso) per sample;
+    a frame perf prints `(inlined)` (no dso) has dso "inlined"."""
     blocks, cur = [], None
     for line in text.splitlines():
         if not line.strip():
@@ -79,11 +80,12 @@ def perf_srclines(text):
     return samples
 
 
-@pytest.mark.parametrize("name", ["c_g", "cxx_g", "c_dwarf", "cxx_dwarf"])
+@pytest.mark.parametrize("name", ["c_g", "cxx_g", "c_dwarf", "c_o0_dwarf", "cxx_dwarf",
+                                  "rust_dwarf"])
 def test_callchains_equal_perf_script(recs, ours_env, name):
     """Every frame of every sample's call chain: frame pointers (-g), and
     user stacks unwound from their dumps (--call-graph dwarf)."""
-    path = recs.files[name]
+    path = recs.file(name)
     mine = ours(ours_env, path)
     theirs = perf_blocks(recs.script(path, *script_args(name), "-F", "ip,sym,dso"))
     assert len(mine) == len(theirs) > 50
@@ -95,6 +97,72 @@ def test_callchains_equal_perf_script(recs, ours_env, name):
         assert (m["sym"] or "[unknown]") == t[0][0]
     assert frames > len(mine)
     assert any("work::" in s for b in theirs for s, _ in b) or name != "cxx_g"
+    assert not any(n[3] for m in mine for n in m["chain"]), "no inlined frame by default"
+
+
+def frames_as_perf_prints(chain):
+    """A chain's frames as perf_blocks reads perf script's: (sym, dso),
+    dso "inlined" for an inlined frame."""
+    return [(n[1], "inlined" if n[3] else n[2]) for n in chain]
+
+
+@pytest.mark.parametrize("name", ["c_dwarf", "c_o0_dwarf", "cxx_dwarf", "rust_dwarf"])
+def test_inline_callchains_equal_perf_script(recs, ours_env, name):
+    """perf.session(..., inline=True): every frame of every sample's call
+    chain equals perf script's with its inline frames (perf's default), on
+    user stacks unwound from their dumps; the files have inlined frames
+    (the -O0 C one in libc and ld.so, the others in the workloads too)."""
+    path = recs.file(name)
+    mine = ours(ours_env, path, inline=True)
+    theirs = perf_blocks(recs.script(path, "-F", "ip,sym,dso"))
+    assert len(mine) == len(theirs) > 50
+    for i, (m, t) in enumerate(zip(mine, theirs)):
+        assert frames_as_perf_prints(m["chain"]) == t, f"sample {i}"
+        # An inlined frame is in the object its address is in.
+        assert all(n[2].startswith("/") for n in m["chain"] if n[3]), f"sample {i}"
+    inlined = [f for b in theirs for f in b if f[1] == "inlined"]
+    assert len(inlined) > len(mine) // 10
+    # In the workload's own binary too, except at -O0.
+    own = [n for m in mine for n in m["chain"] if n[3] and n[2].startswith(str(recs.top))]
+    assert bool(own) == (name != "c_o0_dwarf")
+
+
+def addr2line_records(exe, addr):
+    """The function names `addr2line -i -f` prints for an address."""
+    p = subprocess.run(["addr2line", "-i", "-f", "-e", str(exe), "%x" % addr],
+                       capture_output=True, text=True, check=True)
+    return p.stdout.splitlines()[::2]
+
+
+def test_inline_keyword_leaves_frame_pointer_chains(recs, ours_env):
+    """perf 6.1 adds inline frames to unwound user frames only
+    (`unwind_entry`), not to the recorded frames of a -g chain, though its
+    addresses lie in inlined code (addr2line says so): inline=True gives
+    the same chains as perf script."""
+    path = recs.files["c_g"]
+    mine = ours(ours_env, path, inline=True)
+    theirs = perf_blocks(recs.script(path, "-F", "ip,sym,dso"))
+    assert len(mine) == len(theirs) > 50
+    assert [frames_as_perf_prints(m["chain"]) for m in mine] == theirs
+    exe = recs.binaries["c_g"]
+    leaves = {m["ip"] - m["map"][0] + m["map"][2] for m in mine
+              if m["dso"] and m["dso"].endswith("/work") and m["sym"] == "leaf_loop"}
+    assert any(len(addr2line_records(exe, a)) > 1 for a in sorted(leaves)[:20])
+
+
+def test_inline_keyword(recs, ours_env):
+    """inline is keyword-only; its default is False, as upstream's session."""
+    code = ("import perf, sys\n"
+            "d = perf.data(sys.argv[1])\n"
+            "try:\n"
+            "    perf.session(d, None, None, None, None, None, None, None, None, True)\n"
+            "except TypeError as e:\n"
+            "    print('TypeError')\n"
+            "perf.session(d, inline=False)\n")
+    p = subprocess.run([sys.executable, "-c", code, str(recs.files["c_g"])], env=ours_env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["TypeError"]
 
 
 SHARED = r'''
@@ -189,6 +257,23 @@ def test_stackcollapse_equals_perfs(recs, ours_env):
         theirs = recs.script(path, *script_args(name), "-s", str(STACKCOLLAPSE))
         assert p.stdout.splitlines() == theirs.splitlines()
         assert len(p.stdout.splitlines()) > 2
+
+
+@pytest.mark.parametrize("name", ["c_dwarf", "cxx_dwarf", "rust_dwarf"])
+def test_stackcollapse_inline_equals_perfs(recs, ours_env, name):
+    """stackcollapse.py --inline (the session's inline=True) prints what
+    perf's stackcollapse.py prints with perf script's inline frames, which
+    differs from the lines without them."""
+    if not STACKCOLLAPSE.exists():
+        pytest.skip("perf's stackcollapse.py is not installed")
+    path = recs.file(name)
+    p = subprocess.run([sys.executable, str(SCRIPTS / "stackcollapse.py"), "--inline", "-i",
+                        str(path)], env=ours_env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    theirs = recs.script(path, "-s", str(STACKCOLLAPSE))
+    assert p.stdout.splitlines() == theirs.splitlines()
+    assert len(theirs.splitlines()) > 2
+    assert theirs != recs.script(path, "--no-inline", "-s", str(STACKCOLLAPSE))
 
 
 def test_symfs_keyword(recs, ours_env, tmp_path):

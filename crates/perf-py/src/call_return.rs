@@ -133,6 +133,7 @@ pub fn emit(
                 let node = CallchainNode {
                     ip: f.ip,
                     location: f.location,
+                    inline: None,
                 };
                 (node, name.as_deref())
             })

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `perf.session(data, sample=None, stat=None, context_switch=None,
-//! call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None)`:
-//! reads
+//! call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None,
+//! *, inline=False)`: reads
 //! a `perf.data` input in time order (perf-core's `session::Session`),
 //! calling back into Python:
 //!
@@ -21,6 +21,9 @@
 //!
 //! `itrace` (default `$PERF_ITRACE`) is parsed as perf's `--itrace`;
 //! with no AUX data decoded it changes nothing.
+//!
+//! `inline=True` (ours) sets `symbol_conf.inline_name`, which upstream's
+//! session clears: call chains get perf script's frames for inlined code.
 //!
 //! `read_columns()` (session_columns.rs) reads the same samples in batches
 //! of columns instead, calling no callback; both go on from where the
@@ -149,7 +152,7 @@ fn callback(arg: Option<Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Py<PyA
 #[pymethods]
 impl PySession {
     #[new]
-    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None, call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None))]
+    #[pyo3(signature = (data, sample=None, stat=None, context_switch=None, call_return=None, itrace=None, vmlinux=None, kallsyms=None, symfs=None, *, inline=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         data: &Bound<'_, PyAny>,
@@ -161,6 +164,7 @@ impl PySession {
         vmlinux: Option<PathBuf>,
         kallsyms: Option<PathBuf>,
         symfs: Option<PathBuf>,
+        inline: bool,
     ) -> PyResult<Self> {
         let data = data.cast::<PyData>().map_err(|_| {
             let t = data
@@ -184,7 +188,9 @@ impl PySession {
         if let Some(text) = itrace {
             itrace::parse(&text).map_err(PerfError::from)?;
         }
-        session.set_symbols(SymbolConf::from_keywords(vmlinux, kallsyms, symfs));
+        let mut symbols = SymbolConf::from_keywords(vmlinux, kallsyms, symfs);
+        symbols.inline_name = inline;
+        session.set_symbols(symbols);
         Ok(PySession {
             machine: session.machine().clone(),
             memo: ChainMemo::default(),

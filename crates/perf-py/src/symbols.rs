@@ -387,6 +387,15 @@ impl PyCallchainNode {
         self.node.location.symoff()
     }
 
+    /// True for a frame of inlined code (perf script's `(inlined)`): with
+    /// `perf.session(..., inline=True)`, the frames of an address in
+    /// inlined functions but the last, and the last too when its DWARF
+    /// name is not its symbol's.
+    #[getter]
+    fn inlined(&self) -> bool {
+        self.node.inlined()
+    }
+
     /// The object's (long) name, or "[unknown]" (perf's session shows
     /// kernel paths).
     #[getter]

@@ -6,7 +6,11 @@ flamegraph.pl): perf's scripts/python/stackcollapse.py on the perf.data
 API, printing what perf 6.1's prints for the same file
 (`perf script -s stackcollapse.py`).
 
-    stackcollapse.py [-i perf.data] [--no-comm] [--pid] [--tid] [--annotate-kernel]
+    stackcollapse.py [-i perf.data] [--no-comm] [--pid] [--tid] [--annotate-kernel] [--inline]
+
+--inline gives the frames of inlined functions as perf script does by
+default (perf.session's inline=True; perf's `perf script -s` without
+--no-inline), otherwise the Python session's frames (perf's --no-inline).
 """
 
 import argparse
@@ -81,8 +85,9 @@ def main():
     ap.add_argument("--pid", dest="include_pid", action="store_true")
     ap.add_argument("--tid", dest="include_tid", action="store_true")
     ap.add_argument("--annotate-kernel", action="store_true")
+    ap.add_argument("--inline", action="store_true")
     opts = ap.parse_args()
-    session = perf.session(perf.data(opts.input), sample=process_event)
+    session = perf.session(perf.data(opts.input), sample=process_event, inline=opts.inline)
     session.process_events()
     for stack in sorted(lines):
         print("%s %d" % (stack, lines[stack]))

@@ -91,6 +91,7 @@ impl LineSections {
 /// A function symbol candidate of `_bfd_elf_find_function`.
 #[derive(Debug, Clone)]
 struct FuncSym {
+    name: Arc<str>,
     section: usize,
     value: u64,
     size: u64,
@@ -193,6 +194,28 @@ impl A2l {
     /// `_bfd_elf_find_function`'s file name for `addr` (`Some(None)`: a
     /// function but no file symbol).
     fn function_file(&self, section: usize, addr: u64) -> Option<Option<Arc<str>>> {
+        self.function(section, addr).map(|f| f.file.clone())
+    }
+
+    /// Whether addr2line finds anything for `addr` (it prints `??:0`
+    /// otherwise).
+    pub(crate) fn finds(&self, addr: u64) -> bool {
+        self.lookup(addr).is_some()
+    }
+
+    /// `_bfd_elf_find_function` for `addr`: the ELF function symbol
+    /// addr2line names (the name as in the symbol table) and its value.
+    pub(crate) fn elf_function(&self, addr: u64) -> Option<(Arc<str>, u64)> {
+        let &(section, _, _) = self
+            .sections
+            .iter()
+            .find(|&&(_, start, size)| addr >= start && addr - start < size)?;
+        self.function(section, addr)
+            .map(|f| (Arc::clone(&f.name), f.value))
+    }
+
+    /// `_bfd_elf_find_function`'s symbol for `addr` in `section`.
+    fn function(&self, section: usize, addr: u64) -> Option<&FuncSym> {
         let mut best: Option<&FuncSym> = None;
         for f in self
             .funcs
@@ -204,7 +227,7 @@ impl A2l {
                 _ => best = Some(f),
             }
         }
-        best.map(|f| f.file.clone())
+        best
     }
 }
 
@@ -308,7 +331,11 @@ where
 
 /// A whole section's (inflated) bytes. Memory grows with what is really
 /// read, never with what a header claims.
-fn section_bytes<'d, H, R>(e: &Elf<'d, H, R>, raw: &std::fs::File, name: &[u8]) -> Option<Vec<u8>>
+pub(super) fn section_bytes<'d, H, R>(
+    e: &Elf<'d, H, R>,
+    raw: &std::fs::File,
+    name: &[u8],
+) -> Option<Vec<u8>>
 where
     H: FileHeader<Endian = Endianness>,
     R: ReadRef<'d>,
@@ -639,7 +666,9 @@ where
         let annobin =
             size == 0 && local && t == elf::STT_NOTYPE && sym.st_visibility() == elf::STV_HIDDEN;
         if in_section && !excluded && !annobin {
+            let name = table.symbol_name(en, sym).unwrap_or(b"");
             out.push(FuncSym {
+                name: Arc::from(String::from_utf8_lossy(name).as_ref()),
                 section: usize::from(shndx.0),
                 value: sym.st_value(en).into(),
                 size: size.max(1),

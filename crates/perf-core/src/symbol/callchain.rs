@@ -32,12 +32,25 @@ pub struct CallchainNode {
     pub ip: u64,
     /// Where it is.
     pub location: AddrLocation,
+    /// For a frame added for inlined code (`inline_name`), the function
+    /// name perf gives it where that is not the symbol's (perf's fake
+    /// symbol with `inlined` set, printed `(inlined)`).
+    pub inline: Option<std::sync::Arc<str>>,
 }
 
 impl CallchainNode {
     /// The symbol's name, or `[unknown]` (the Python node's `symbol`).
     pub fn symbol_name(&self) -> &str {
-        self.location.symbol_name().unwrap_or("[unknown]")
+        self.inline
+            .as_deref()
+            .or_else(|| self.location.symbol_name())
+            .unwrap_or("[unknown]")
+    }
+
+    /// perf's `sym->inlined`: the frame's name is an inlined function's
+    /// (or a DWARF name other than its symbol's), not its symbol's.
+    pub fn inlined(&self) -> bool {
+        self.inline.is_some()
     }
 
     /// The DSO's name, or `[unknown]` (the Python node's `dso`, which
@@ -137,20 +150,32 @@ impl<'c> SampleChain<'c> {
 
 impl Dsos {
     /// `thread__resolve_callchain` over a sample's chain: the frames of
-    /// [`SampleChain::frames`], leaf first, resolved.
+    /// [`SampleChain::frames`], leaf first, resolved. With `inline_name`
+    /// ([`super::conf::SymbolConf::inline_name`]) each unwound frame in
+    /// inlined code is the frames perf's `append_inlines` makes of it
+    /// (perf 6.1 calls it from `unwind_entry` only: the recorded frames
+    /// stay as they are).
     pub fn resolve_callchain(
         &self,
         thread: &dyn ThreadMaps,
         chain: &SampleChain<'_>,
         max_stack: usize,
     ) -> Vec<CallchainNode> {
-        chain
-            .frames(max_stack)
-            .map(|(cpumode, ip)| CallchainNode {
-                ip,
-                location: self.thread_find_symbol(thread, cpumode, ip),
-            })
-            .collect()
+        let node = |(cpumode, ip)| CallchainNode {
+            ip,
+            location: self.thread_find_symbol(thread, cpumode, ip),
+            inline: None,
+        };
+        let recorded = callchain_frames(chain.recorded, max_stack).map(node);
+        let unwound = chain.unwound.iter().map(|&ip| node((CPUMODE_USER, ip)));
+        if !self.conf().inline_name {
+            return recorded.chain(unwound).collect();
+        }
+        let mut out: Vec<CallchainNode> = recorded.collect();
+        for frame in unwound {
+            self.append_inlines(frame, &mut out);
+        }
+        out
     }
 }
 

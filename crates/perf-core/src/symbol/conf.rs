@@ -20,6 +20,10 @@ pub struct SymbolConf {
     pub kallsyms: Option<PathBuf>,
     /// Demangle user-space names (perf's default: on).
     pub demangle: bool,
+    /// `symbol_conf.inline_name`: call chains get a frame for each
+    /// inlined function holding a frame's address (perf script's default;
+    /// the Python session's is false).
+    pub inline_name: bool,
     /// The kernel release the file was recorded on (its OSRELEASE
     /// feature), for the vmlinux search path; the running release if
     /// unknown.
@@ -39,6 +43,7 @@ impl Default for SymbolConf {
             vmlinux: None,
             kallsyms: None,
             demangle: true,
+            inline_name: false,
             os_release: None,
             running_kernel: BuildId::running_kernel(),
             proc_kallsyms: PathBuf::from("/proc/kallsyms"),

@@ -143,6 +143,9 @@ pub struct DsoSymbols {
     pub load_failed: bool,
     /// The DWARF line tables of `symsrc_filename`, read on first use.
     pub(crate) dwarf: OnceLock<Option<Arc<super::a2l::A2l>>>,
+    /// The inlined frames of `symsrc_filename`'s addresses, read on first
+    /// use (only when `inline_name` is set).
+    pub(crate) inlines: OnceLock<super::inline::Inliner>,
 }
 
 /// `struct dso`.

@@ -19,6 +19,7 @@
 //! | `unwind__get_entries` (libunwind)      | [`Dsos::unwind_user`]                  |
 //! | `struct symbol`, `dso->symbols`        | [`symbols::Symbol`], [`symbols::Symbols`] |
 //! | `get_srcline_split`, `find_sourceline` | [`Dsos::srcline`], [`Dsos::srccode`] |
+//! | `append_inlines`, `dso__parse_addr_inlines` | [`inline`] (with `SymbolConf::inline_name`) |
 //! | `perf_sample__fetch_insn`              | [`Dsos::fetch_insn`]                   |
 //! | `demangle_sym`                         | [`demangle::demangle_sym`]             |
 //! | `struct build_id`, build-id cache      | [`build_id::BuildId`], [`build_id::BuildIdCache`] |
@@ -43,6 +44,7 @@ pub mod dsos;
 mod elf;
 mod elf_syms;
 mod find_memo;
+pub mod inline;
 mod insn;
 mod jit_map;
 mod kallsyms;

@@ -60,7 +60,7 @@ impl Default for SrclineState {
 
 /// `dso__name` in srcline.c: the file addr2line reads, or `None` for
 /// objects perf gives no source lines (`[…]` names, JIT maps).
-fn a2l_file(dso: &Dso, symsrc: Option<&PathBuf>) -> Option<PathBuf> {
+pub(super) fn a2l_file(dso: &Dso, symsrc: Option<&PathBuf>) -> Option<PathBuf> {
     let path = symsrc.cloned().unwrap_or_else(|| dso.path().to_path_buf());
     let s = path.to_string_lossy();
     if s.starts_with('[') || s.starts_with("/tmp/perf-") || dso.kind() == DsoKind::Anon {

@@ -128,11 +128,20 @@ fn c_o2_inlined() {
 
 /// `--call-graph dwarf`: the user stack of each sample unwound from its
 /// registers and stack dump, against perf 6.1 (libunwind) without inline
-/// frames (the Python session's `inline_name = false`).
+/// frames (the Python session's `inline_name = false`), then with them
+/// (`inline_name`, perf script's default), where the recording must have
+/// some.
 fn dwarf(tag: &str, dir: TempDir, cmd: &[&str]) -> String {
     let rec = Recording::record(dir, &["--call-graph", "dwarf"], cmd);
     let (ours, theirs, demangled) = both_with(&rec, rec.conf(), &["--no-inline"]);
     assert_same(tag, &ours, &theirs, &demangled);
+    let mut inline = rec.conf();
+    inline.inline_name = true;
+    let (ours, with_inline, demangled) = both_with(&rec, inline, &[]);
+    assert_same(&format!("{tag} inline"), &ours, &with_inline, &demangled);
+    let inlined = with_inline.matches(" (inlined)\n").count();
+    eprintln!("{tag} inline: {inlined} inlined frames");
+    assert!(inlined > 0, "{tag}: no inlined frame");
     let frames = |text: &str| text.lines().filter(|l| l.starts_with('\t')).count();
     let samples = theirs
         .split("\n\n")
@@ -766,4 +775,101 @@ fn many_processes_of_one_binary_load_it_once() {
         dsos.nr_loads()
     );
     assert_eq!(dsos.nr_loads(), objects.len() as u64, "{objects:?}");
+}
+
+/// What perf reads from `addr2line -i -f -e <file>` (binutils, asked one
+/// address at a time, each followed by perf's `,` sentinel): the function
+/// names of each address, nothing where the first record is `??:0`.
+fn addr2line_as_perf(file: &std::path::Path, addrs: &[u64]) -> Vec<Vec<String>> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("addr2line")
+        .args(["-i", "-f", "-e"])
+        .arg(file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("addr2line");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input: String = addrs.iter().map(|a| format!("{a:016x}\n,\n")).collect();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("addr2line output");
+    writer.join().expect("writer").expect("write");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    let mut record = || Some((lines.next()?.trim().to_owned(), lines.next()?.to_owned()));
+    addrs
+        .iter()
+        .map(|_| {
+            let mut names = Vec::new();
+            // read_addr2line_record: "??:0" ends the records (the sentinel).
+            while let Some((function, file)) = record() {
+                if file == "??:0" {
+                    if names.is_empty() {
+                        record(); // the first was invalid: the sentinel follows
+                    }
+                    break;
+                }
+                let name = perf_core::symbol::demangle::demangle_sym(&function, false);
+                names.push(name.unwrap_or(function));
+            }
+            names
+        })
+        .collect()
+}
+
+/// The inlined frames' names come from the DWARF as binutils' addr2line
+/// (what perf 6.1 runs) prints them, bfd's naming rules included: every
+/// address of each workload's `.text`, asked in the same order.
+#[test]
+fn inline_names_equal_addr2line() {
+    skip_unless_perf!();
+    let dir = TempDir::new("inline-a2l");
+    let builds = [
+        ("gcc", "work.c", &["-O2", "-g"][..], "c"),
+        ("gcc", "work.c", &["-O0", "-g"][..], "c-o0"),
+        ("g++", "work.cpp", &["-O1", "-g"][..], "cxx"),
+        ("rustc", "work.rs", &["-O", "-g"][..], "rust"),
+    ];
+    for (compiler, src, flags, out) in builds {
+        let exe = build(&dir.0, compiler, src, flags, out);
+        let text = perf::run(
+            std::process::Command::new("readelf")
+                .args(["-WS"])
+                .arg(&exe),
+        );
+        let (start, size) = text
+            .lines()
+            .find(|l| l.contains(" .text "))
+            .and_then(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let i = f.iter().position(|w| *w == ".text")?;
+                let hex = |s: &str| u64::from_str_radix(s, 16).ok();
+                Some((hex(f.get(i + 2)?)?, hex(f.get(i + 4)?)?))
+            })
+            .expect(".text");
+        // Every address of the small workloads; Rust's std makes a large
+        // .text, of which every 7th.
+        let step = if size > 0x10000 { 7 } else { 1 };
+        let addrs: Vec<u64> = (start..start + size).step_by(step).collect();
+        let theirs = addr2line_as_perf(&exe, &addrs);
+        let ours = perf_core::symbol::inline::addr2line_names(&exe, addrs.iter().copied());
+        let inlined = theirs.iter().filter(|n| n.len() > 1).count();
+        let differ: Vec<String> = addrs
+            .iter()
+            .zip(ours.iter().zip(&theirs))
+            .filter(|(_, (a, b))| a != b)
+            .take(10)
+            .map(|(x, (a, b))| format!("{x:#x}:\n  ours: {a:?}\n  addr2line: {b:?}"))
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "{out}: names differ from addr2line:\n{}",
+            differ.join("\n")
+        );
+        eprintln!(
+            "{out}: {} addresses, {inlined} in inlined code, names equal to addr2line's",
+            addrs.len()
+        );
+        assert!(inlined > 0 || out == "c-o0", "{out}: no inlined code");
+    }
 }

@@ -30,8 +30,18 @@ pub fn shown_addr(node: &CallchainNode) -> u64 {
     }
 }
 
-/// One line per frame, as `sample__fprintf_callchain` prints it.
+/// One line per frame, as `sample__fprintf_callchain` prints it: an
+/// inlined frame (`inline_name`) with its name and `(inlined)` in place
+/// of the object.
 pub fn frame_line(node: &CallchainNode) -> String {
+    if node.inlined() {
+        let off = node.location.symoff().unwrap_or_default();
+        return format!(
+            "\t{:16x} {}+0x{off:x} (inlined)",
+            shown_addr(node),
+            node.symbol_name()
+        );
+    }
     format!(
         "\t{:16x} {} ({})",
         shown_addr(node),
