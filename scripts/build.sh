@@ -7,6 +7,8 @@
 #   PERF_PYTHON_OUT   where the builds go (default build/releases)
 #   CARGO_TARGET_DIR  cargo's target directory (default target)
 #   PERF_BUILD_PROFILE  release (default) or dev (scripts/profile.sh)
+#   PERF_PMU_EVENTS_SOURCE  the kernel source of perf's pmu-events tables
+#                     (default: `perf-abi pmu-events-source RELEASE`; `none`)
 #
 # Builds for different releases relink the same target/release/libperf.so, so
 # the build and the copy hold a lock on the target directory, and the copy is
@@ -35,6 +37,11 @@ version=$(cargo metadata --no-deps --format-version 1 2>/dev/null \
         (flock 8; cp -a target/release "$target/release.tmp") 8> target/.perf-python-build.lock
         mv "$target/release.tmp" "$target/release"
     fi
+    # The tables' source is named for the build (perf-core's build script
+    # reruns when it changes, not for every release of a series).
+    cargo build --profile "$build_profile" --quiet -p perf-abi
+    PERF_PMU_EVENTS_SOURCE=${PERF_PMU_EVENTS_SOURCE:-$("$profile_dir/perf-abi" pmu-events-source "$release")}
+    export PERF_PMU_EVENTS_SOURCE
     cargo build --profile "$build_profile" --quiet -p perf-py -p perf-abi
     cp "$profile_dir/libperf.so" "$out/perf.abi3.so.tmp"
     "$profile_dir/perf-abi" manifest "$release" "$version" > "$out/perf-python.toml.tmp"

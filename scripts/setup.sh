@@ -12,9 +12,13 @@ say() { printf 'setup: %s\n' "$*"; }
 # The real-kernel tests boot Debian's kernels under QEMU (qemu-system-x86,
 # busybox-static, kmod). The symbol tests build workloads (gcc, g++), compare source lines with binutils'
 # addr2line, demangled names with libiberty's cplus_demangle (the demangler perf
-# links), and read libc's symbols from its debug file, as perf does.
+# links), and read libc's symbols from its debug file, as perf does. The
+# build takes perf's pmu-events tables from the kernel sources
+# (docs/pmu-events.md): 6.1's for 6.1 targets, which the tests compare with
+# perf 6.1, and 6.12's, the newest, for the others.
 apt_pkgs=(linux-perf python3 python3-dev debhelper dh-python dpkg-dev lintian fakeroot strace valgrind
-          qemu-system-x86 busybox-static kmod gcc g++ binutils libiberty-dev libc6-dbg xz-utils)
+          qemu-system-x86 busybox-static kmod gcc g++ binutils libiberty-dev libc6-dbg xz-utils
+          linux-source-6.1 linux-source-6.12)
 missing=()
 for p in "${apt_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

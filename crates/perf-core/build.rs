@@ -5,6 +5,9 @@
 //! syscall tables into syscalltbl.c: per table, the names indexed by number
 //! and the numbers sorted by name. Malformed data fails the build.
 
+#[path = "build/pmu_events/mod.rs"]
+mod pmu_events;
+
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -100,4 +103,6 @@ fn main() {
         let path = Path::new(&out_dir).join(file);
         std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    pmu_events::generate(&workspace, Path::new(&out_dir));
 }

@@ -74,7 +74,7 @@ __all__ = [
     "RECORD_LOST_SAMPLES", "RECORD_SWITCH", "RECORD_SWITCH_CPU_WIDE", "RECORD_STAT",
     "RECORD_STAT_ROUND", "RECORD_MISC_SWITCH_OUT", "CALL_RETURN_NO_CALL",
     "CALL_RETURN_NO_RETURN", "CALL_RETURN_NON_CALL", "tracepoint", "set_abi_policy",
-    "parse_events", "parse_metrics", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
+    "parse_events", "parse_metrics", "metrics", "pmus", "syscall_name", "syscall_id", "arch_strerrno", "config_get",
     "counts_values", "pmu", "data", "DataWarning", "session", "thread", "call_return", "callchain",
     "callchain_node",
     "branch_stack", "branch_entry", "__version__", "__build__",
@@ -112,6 +112,25 @@ def parse_metrics(
 
 def pmus() -> Iterator[pmu]:
     """The PMUs of /sys/bus/event_source/devices."""
+
+_Metric = TypedDict(
+    "_Metric",
+    {
+        "MetricGroup": list[str],
+        "MetricName": str,
+        "PMU": str,
+        "MetricExpr": str,
+        "MetricThreshold": str,
+        "ScaleUnit": str,
+        "Compat": str,
+        "BriefDescription": str,
+        "PublicDescription": str,
+    },
+    total=False,
+)
+
+def metrics() -> list[_Metric]:
+    """Returns a list of metrics."""
 
 def set_abi_policy(mode: Literal["default", "strict", "lenient"]) -> None:
     """What open() does when the kernel lacks an attr feature."""

@@ -205,9 +205,9 @@ def test_all_and_constants(perf_ours):
 def test_functions_and_module_data(perf_ours):
     stub = module_level(stub_tree())
     functions = [n for n, node in stub.items() if isinstance(node, ast.FunctionDef)]
-    assert sorted(functions) == ["arch_strerrno", "config_get", "parse_events", "parse_metrics",
-                                 "pmus", "set_abi_policy", "syscall_id", "syscall_name",
-                                 "tracepoint"]
+    assert sorted(functions) == ["arch_strerrno", "config_get", "metrics", "parse_events",
+                                 "parse_metrics", "pmus", "set_abi_policy", "syscall_id",
+                                 "syscall_name", "tracepoint"]
     for name in functions:
         runtime = getattr(perf_ours, name)
         assert callable(runtime) and not isinstance(runtime, type)

@@ -32,6 +32,10 @@ pub struct BuildManifest {
     pub build_version: String,
     /// The Python ABI tag of the extension (`abi3`).
     pub python_abi: String,
+    /// The kernel source perf's pmu-events tables were built from
+    /// ([`crate::choose_source`]); absent when the build has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmu_events_source: Option<String>,
 }
 
 impl BuildManifest {
@@ -54,6 +58,7 @@ impl BuildManifest {
                 .collect(),
             build_version: build_version.to_owned(),
             python_abi: "abi3".to_owned(),
+            pmu_events_source: None,
         }
     }
 

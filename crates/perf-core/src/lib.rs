@@ -34,6 +34,7 @@ pub mod parse_events;
 pub mod perf_config;
 pub mod perf_data;
 pub mod pmu_cpus;
+pub mod pmu_events;
 pub mod record;
 pub mod regular_file;
 pub mod ring;

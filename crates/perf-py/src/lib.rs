@@ -44,6 +44,7 @@ mod fifo;
 mod functions;
 mod int_arg;
 mod memory_view;
+mod metrics;
 mod module;
 mod parse_events;
 mod parse_metrics;

@@ -33,6 +33,7 @@ fn populate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::abi_policy::set_abi_policy, m)?)?;
     m.add_function(wrap_pyfunction!(crate::parse_events::parse_events, m)?)?;
     m.add_function(wrap_pyfunction!(crate::parse_metrics::parse_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::metrics::metrics, m)?)?;
     m.add_function(wrap_pyfunction!(crate::pmu::pmus, m)?)?;
     m.add_function(wrap_pyfunction!(crate::functions::syscall_name, m)?)?;
     m.add_function(wrap_pyfunction!(crate::functions::syscall_id, m)?)?;
