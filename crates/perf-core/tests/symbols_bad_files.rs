@@ -2,7 +2,8 @@
 //! Symbol loading never panics on bad files: a small ELF with symbols and
 //! DWARF (built at test time), truncated at many lengths and with bytes
 //! overwritten, goes through every reader (symbols, PLT, build id, source
-//! lines, instruction bytes, JIT map, kallsyms).
+//! lines, inlined frames, instruction bytes, JIT map, kallsyms); DWARF
+//! nested too deep for the inlined-frame reader is not used.
 
 use std::path::Path;
 use std::process::Command;
@@ -39,6 +40,7 @@ fn exercise(dir: &Path, path: &Path, n: usize) {
         dso_id: None,
         build_id: None,
     }));
+    let _ = perf_core::symbol::inline::addr2line_names(path, (0..0x4000).step_by(0x3f));
     for addr in (0x400000..0x404000u64).step_by(0x3f) {
         let al = dsos.thread_find_symbol(&maps, CPUMODE_USER, addr);
         if let Some(m) = &al.map {
@@ -122,5 +124,51 @@ fn bad_elf_files_do_not_panic() {
         exercise(&dir, &bad, i);
     }
     exercise(&dir, &good, 999);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An object whose function `f` (64 bytes at 0) holds `depth` nested
+/// `DW_TAG_inlined_subroutine`s named `g`, each covering all of it.
+fn nested_dwarf(dir: &Path, depth: usize) -> Option<std::path::PathBuf> {
+    let asm = format!(
+        "\t.text\n\t.globl f\n\t.type f, @function\nf:\n\t.fill 64, 1, 0x90\n\t.size f, 64\n\
+         \t.section .debug_abbrev,\"\",@progbits\n\
+         \t.byte 1, 0x11, 1, 0x13, 0x0b, 0x11, 0x01, 0x12, 0x07, 0, 0\n\
+         \t.byte 2, 0x2e, 1, 0x03, 0x08, 0x11, 0x01, 0x12, 0x07, 0, 0\n\
+         \t.byte 3, 0x1d, 1, 0x03, 0x08, 0x11, 0x01, 0x12, 0x07, 0, 0\n\
+         \t.byte 0\n\
+         \t.section .debug_info,\"\",@progbits\n\
+         \t.long .Lend - .Lstart\n.Lstart:\n\t.value 4\n\t.long 0\n\t.byte 8\n\
+         \t.byte 1, 0x0c\n\t.quad f\n\t.quad 64\n\
+         \t.byte 2\n\t.string \"f\"\n\t.quad f\n\t.quad 64\n\
+         \t.rept {depth}\n\t.byte 3\n\t.string \"g\"\n\t.quad f\n\t.quad 64\n\t.endr\n\
+         \t.fill {depth}, 1, 0\n\t.byte 0, 0\n.Lend:\n"
+    );
+    let src = dir.join(format!("nested{depth}.s"));
+    let obj = dir.join(format!("nested{depth}.o"));
+    std::fs::write(&src, asm).ok()?;
+    let built = Command::new("gcc")
+        .arg("-c")
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .status();
+    built.is_ok_and(|s| s.success()).then_some(obj)
+}
+
+#[test]
+fn deeply_nested_dwarf_is_not_used() {
+    let dir = std::env::temp_dir().join(format!("perfpy-nested-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (Some(shallow), Some(deep)) = (nested_dwarf(&dir, 3), nested_dwarf(&dir, 200_000)) else {
+        eprintln!("skipped: no gcc");
+        return;
+    };
+    use perf_core::symbol::inline::addr2line_names;
+    // Three inlined levels: read, innermost first.
+    assert_eq!(addr2line_names(&shallow, [0x10]), [["g", "g", "g", "f"]]);
+    // 200 000 levels (recursing through them would overflow the stack):
+    // not read; the function comes from the symbol table.
+    assert_eq!(addr2line_names(&deep, [0x10]), [["f"]]);
     let _ = std::fs::remove_dir_all(&dir);
 }

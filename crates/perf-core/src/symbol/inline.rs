@@ -286,12 +286,60 @@ where
     } else {
         RunTimeEndian::Big
     };
+    // Not location lists or macros: functions and lines need neither.
+    let unused = [
+        gimli::SectionId::DebugLoc,
+        gimli::SectionId::DebugLocLists,
+        gimli::SectionId::DebugMacinfo,
+        gimli::SectionId::DebugMacro,
+    ];
     let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-        let bytes = section_bytes(e, raw, id.name().as_bytes()).unwrap_or_default();
+        let bytes = if unused.contains(&id) {
+            Vec::new()
+        } else {
+            section_bytes(e, raw, id.name().as_bytes()).unwrap_or_default()
+        };
         Ok(EndianArcSlice::new(Arc::from(bytes), endian))
     };
     let dwarf = gimli::Dwarf::load(load).ok()?;
+    nesting_within(&dwarf, MAX_DIE_DEPTH).then_some(())?;
     addr2line::Context::from_dwarf(dwarf).ok()
+}
+
+/// The deepest DIE nesting used: the addr2line crate recurses once per
+/// nested `DW_TAG_inlined_subroutine`, so a file nesting them deeper could
+/// exhaust the stack. Compilers' output nests far less (libc's debug file
+/// 17 levels, a Rust binary's 29).
+const MAX_DIE_DEPTH: isize = 256;
+
+/// Whether no DIE of any unit is nested deeper than `limit` (read up to
+/// the first malformed entry of each unit, where the addr2line crate's
+/// own reading stops too).
+fn nesting_within(dwarf: &gimli::Dwarf<Reader>, limit: isize) -> bool {
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Ok(abbrevs) = dwarf.abbreviations(&header) else {
+            continue;
+        };
+        let Ok(mut entries) = header.entries_raw(&abbrevs, None) else {
+            continue;
+        };
+        while !entries.is_empty() {
+            if entries.next_depth() > limit {
+                return false;
+            }
+            match entries.read_abbreviation() {
+                Ok(Some(abbrev)) => {
+                    if entries.skip_attributes(abbrev.attributes()).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    true
 }
 
 impl Dsos {
