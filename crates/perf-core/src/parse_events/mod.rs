@@ -39,6 +39,7 @@ mod env;
 pub mod error;
 mod event_info_format;
 pub mod evsel;
+mod json_events;
 mod modifiers;
 mod parser;
 pub mod pmu_events;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! A PMU's events as perf's `perf_pmu__for_each_event()` describes them
 //! (`struct pmu_event_info`): sysfs aliases, the built-in software and tool
-//! events, and one entry per tracefs event for the tracepoint PMU.
+//! events, the JSON events of the CPU's pmu-events table (json_events.rs),
+//! and one entry per tracefs event for the tracepoint PMU.
 
 use perf_event_open_sys::bindings as b;
 
@@ -40,7 +41,7 @@ pub struct PmuEventInfo {
     pub deprecated: bool,
 }
 
-const KERNEL_PMU_EVENT: &str = "Kernel PMU event";
+pub(super) const KERNEL_PMU_EVENT: &str = "Kernel PMU event";
 
 /// The events of `pmu`, sorted by name (perf: hash or `readdir` order).
 /// `tracefs` is used for the tracepoint PMU only.
@@ -69,6 +70,7 @@ pub fn pmu_events(pmu: &Pmu, tracefs: Option<&Tracefs>) -> Result<Vec<PmuEventIn
     };
     if pmu.type_ != b::PERF_TYPE_TRACEPOINT {
         out.extend(pmu.aliases.iter().map(|a| sysfs_alias(pmu, a)));
+        super::json_events::add_json_events(pmu, &mut out);
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
