@@ -74,6 +74,26 @@ def test_columns_are_what_process_events_delivers(perf_ours, record, name):
     # which perf (and ours) delivers late.
 
 
+@pytest.mark.parametrize("name", ["sw", "z", "pipe", "zpipe", "threads", "tp_a", "rw", "big"])
+def test_members_read_in_place_are_the_parsed_ones(perf_ours, record, name):
+    """Sample members alone are read from each record in place (a fixed
+    layout: these files' evsels); asking for `comm` as well makes every
+    sample go through the record parser and the thread table. Both give the
+    same members in the same order, in batches of any size: plain, -z, pipe
+    and -z pipe, --threads, tracepoints, system-wide on every CPU (the
+    ordering queue's rounds and HALF flushes, paused and resumed)."""
+    path = record(name)
+    members = ["type", "evsel"] + MEMBERS
+    for size in (None, 1000, 7):
+        fast, _, _ = read_all(perf_ours, path, members, max_events=size)
+        parsed, _, _ = read_all(perf_ours, path, members + ["comm"], max_events=size)
+        assert len(fast["sample_time"]) > 0
+        del parsed["comm"]
+        assert fast == parsed, size
+    if name == "tp_a":
+        assert len(set(fast["sample_cpu"])) > 1, "samples of several CPUs to order"
+
+
 @pytest.mark.parametrize("name", ["sw", "callchain", "pipe"])
 def test_batches_of_any_size_concatenate_to_the_same(perf_ours, record, name):
     path = record(name)

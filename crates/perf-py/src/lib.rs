@@ -42,6 +42,7 @@ mod evsel_args;
 mod evsel_name;
 mod fifo;
 mod functions;
+mod gil_free;
 mod int_arg;
 mod memory_view;
 mod metrics;

@@ -7,16 +7,20 @@
 //! (columns.rs); the file's own columns (call chains, DSO and symbol
 //! names) by perf-core's [`FileColumns`]. The session pauses after the
 //! sample that fills the batch ([`Handler::pause`]), so each call reads one
-//! batch and memory is one batch's, whatever the file's size.
+//! batch and memory is one batch's, whatever the file's size. The batch is
+//! read without the GIL (gil_free.rs); only its Python result is made with
+//! it.
 
+use perf_core::evlist::RecordRef;
 use perf_core::record::SampleMembers;
 use perf_core::session::columns::{Chains, FileColumns, Names, Wanted};
-use perf_core::session::{Event, Handler, ProcessError, Session};
+use perf_core::session::{Event, Evsel, Handler, ProcessError, Session};
 use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::columns::{self, Builder, SampleColumns, COLUMNS};
+use crate::gil_free::Signals;
 use crate::recycler::Recycler;
 
 /// The columns only a file has, after [`COLUMNS`]; `columns=None` reads
@@ -82,8 +86,8 @@ fn batch_size(max_events: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 
 /// The session's handler while reading columns: appends each sample and
 /// pauses once the batch is full.
-struct ColumnsHandler<'a, 'py> {
-    py: Python<'py>,
+struct ColumnsHandler<'a> {
+    signals: Signals,
     builder: &'a mut Builder,
     file: &'a mut FileColumns,
     names: &'a mut Names,
@@ -91,7 +95,7 @@ struct ColumnsHandler<'a, 'py> {
     max: usize,
 }
 
-impl Handler for ColumnsHandler<'_, '_> {
+impl Handler for ColumnsHandler<'_> {
     type Error = PyErr;
 
     #[inline]
@@ -107,6 +111,21 @@ impl Handler for ColumnsHandler<'_, '_> {
         Ok(())
     }
 
+    /// Read in place when the batch wants only sample members (the
+    /// builder's plan, as for the live rings; it declines what the parser
+    /// would refuse, and layouts it does not cover).
+    #[inline]
+    fn sample_bytes(&mut self, evsel: &Evsel, bytes: &[u8]) -> bool {
+        self.file.wanted == Wanted::default()
+            && self.builder.push_direct(&RecordRef {
+                evsel_idx: evsel.idx,
+                bytes,
+                info: &evsel.info,
+                format: None,
+                machine: None,
+            })
+    }
+
     #[inline]
     fn pause(&mut self) -> bool {
         self.builder.len() >= self.max
@@ -114,7 +133,7 @@ impl Handler for ColumnsHandler<'_, '_> {
 
     #[inline]
     fn check(&mut self) -> PyResult<()> {
-        self.py.check_signals()
+        self.signals.check()
     }
 }
 
@@ -143,14 +162,15 @@ pub fn read_columns(
     });
     let mut builder = Builder::new(members as u16, cache.take_columns());
     let mut handler = ColumnsHandler {
-        py,
+        signals: Signals::new(py)?,
         builder: &mut builder,
         file: &mut file,
         names: &mut state.names,
         chains: &mut state.chains,
         max,
     };
-    let failed = match session.process_events(&mut handler) {
+    let read = py.detach(|| session.process_events(&mut handler));
+    let failed = match read {
         Ok(()) => None,
         Err(ProcessError::Handler(e)) => Some(e),
         Err(ProcessError::Data(e)) => Some(error(e)),

@@ -223,3 +223,35 @@ fn a_paused_flush_resumes_where_it_stopped() {
         assert_eq!(got, want, "pausing every {every}");
     }
 }
+
+/// Delivered records are skipped over, not moved at each flush: the arena
+/// is compacted once their bytes outweigh the queued ones, and every
+/// record keeps its own bytes (checked by `Q::flush`) through compactions
+/// of interleaved rounds.
+#[test]
+fn the_arena_is_compacted_once_delivered_bytes_outweigh_queued_ones() {
+    let mut q = Q::new(1 << 20);
+    let mut got = Vec::new();
+    let mut compactions = 0;
+    for round in 0..30u64 {
+        for k in [3u64, 1, 4, 0, 2, 9, 7, 5, 8, 6] {
+            q.add(round * 50 + k * 10 + 1);
+        }
+        let before = q.oe.arena.len();
+        got.extend(q.flush(Flush::Round));
+        let live = q.oe.arena.len() - q.oe.dead;
+        assert!(
+            q.oe.dead <= live,
+            "round {round}: {} dead, {live} queued",
+            q.oe.dead
+        );
+        compactions += usize::from(q.oe.arena.len() < before);
+    }
+    got.extend(q.flush(Flush::Final));
+    assert_eq!(got.len(), 300);
+    assert!(times(&got).windows(2).all(|w| w[0] <= w[1]));
+    assert!(
+        compactions > 0 && compactions < 30,
+        "{compactions} compactions"
+    );
+}

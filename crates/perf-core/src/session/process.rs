@@ -503,6 +503,12 @@ fn deliver<H: Handler>(
     let Some(e) = s.evlist.get(evsel) else {
         return Ok(ControlFlow::Continue(()));
     };
+    let is_sample = bytes
+        .first_chunk::<4>()
+        .is_some_and(|t| u32::from_ne_bytes(*t) == PERF_RECORD_SAMPLE);
+    if is_sample && e.attr.sample_type & PERF_SAMPLE_READ == 0 && h.sample_bytes(e, bytes) {
+        return delivered(w, h);
+    }
     if let Err(err) = record::parse_into(bytes, &e.info, &mut w.record) {
         let what = record_name(w.record.header.type_);
         let detail = match err {
@@ -543,6 +549,16 @@ fn deliver<H: Handler>(
             h.sample(&ev).map_err(ProcessError::Handler)?;
         }
     }
+    delivered(w, h)
+}
+
+/// After a kernel record's delivery: the signal check, and whether the
+/// handler pauses.
+#[inline]
+fn delivered<H: Handler>(
+    w: &mut Work,
+    h: &mut H,
+) -> Result<ControlFlow<()>, ProcessError<H::Error>> {
     tick(w, h)?;
     w.paused = h.pause();
     Ok(if w.paused {

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Reading a perf.data file without the GIL, so that Python threads
+//! reading different sessions run at once.
+//!
+//! The one thing the GIL-free part still asks of Python is the signal
+//! check (`PyErr_CheckSignals`, so that Ctrl-C stops a long read). CPython
+//! runs signal handlers only in the main thread, so only there is the GIL
+//! taken for it, and not at every [`Handler::check`] of the session (every
+//! 64 records): taking it waits for whichever thread holds it.
+//!
+//! [`Handler::check`]: perf_core::session::Handler::check
+
+use pyo3::prelude::*;
+
+/// [`Handler::check`](perf_core::session::Handler::check) calls between two
+/// signal checks: 64 × 256 records, a millisecond or two of reading.
+const CHECK_EVERY: u32 = 256;
+
+/// The signal check of a GIL-free read.
+pub struct Signals {
+    /// The calling thread is Python's main thread.
+    main: bool,
+    calls: u32,
+}
+
+impl Signals {
+    /// For the calling thread, which holds the GIL.
+    pub fn new(py: Python<'_>) -> PyResult<Signals> {
+        let threading = py.import("threading")?;
+        let main = threading.call_method0("main_thread")?.getattr("ident")?;
+        let current = threading.call_method0("get_ident")?;
+        Ok(Signals {
+            main: main.eq(current)?,
+            calls: 0,
+        })
+    }
+
+    /// Called without the GIL: runs the signal handlers now and then (in
+    /// the main thread), their exception stopping the read.
+    pub fn check(&mut self) -> PyResult<()> {
+        self.calls = self.calls.wrapping_add(1);
+        if !self.main || self.calls % CHECK_EVERY != 1 {
+            return Ok(());
+        }
+        Python::attach(|py| py.check_signals())
+    }
+}

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Python threads reading perf.data files at once: `read_columns()` reads
+without the GIL (docs/perfdata.md, "Threads"). Several threads reading the
+same and different files, resolved columns included (symbol tables, DSOs,
+call chains loaded while other threads read), give every value a
+single-threaded read gives; and two threads are really inside the GIL-free
+read at the same time."""
+
+import sys
+import threading
+import time
+
+import pytest
+
+FILES = ["sw", "callchain", "tp_a", "z"]
+RESOLVED = ("sample_time", "sample_pid", "sample_tid", "sample_cpu", "sample_ip", "evsel",
+            "dso", "symbol", "callchain_dso", "callchain_symbol", "callchain_offsets", "comm")
+
+
+def read(perf, path, columns, max_events=None):
+    """Every batch of a fresh session, the indexes into the session's
+    tables replaced by the names."""
+    session = perf.session(perf.data(str(path)))
+    out = {}
+    while cols := session.read_columns(columns, max_events):
+        for k in cols:
+            values = list(cols[k])
+            if k in ("dso", "symbol", "callchain_dso", "callchain_symbol", "comm"):
+                values = [cols.names[v] for v in values]
+            elif k == "evsel":
+                values = [cols.evsel_names[v] for v in values]
+            elif k == "callchain_offsets":
+                values = [b - values[0] for b in values[1:]]
+            out.setdefault(k, []).append(values)
+    return out
+
+
+def run_threads(jobs):
+    """Runs each job in its own thread, all started together; their results
+    (an exception is re-raised)."""
+    results = [None] * len(jobs)
+    start = threading.Barrier(len(jobs))
+
+    def run(i, job):
+        start.wait()
+        try:
+            results[i] = ("ok", job())
+        except BaseException as e:  # noqa: BLE001 - handed back to the test
+            results[i] = ("error", e)
+    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for kind, value in results:
+        if kind == "error":
+            raise value
+    return [value for _, value in results]
+
+
+def test_threads_read_what_one_thread_reads(perf_ours, record):
+    paths = {name: record(name) for name in FILES}
+    alone = {name: read(perf_ours, p, RESOLVED) for name, p in paths.items()}
+    assert any(any(v != "[unknown]" for b in alone[n]["callchain_symbol"] for v in b)
+               for n in FILES), "symbols were resolved"
+    # Each file twice (the same file in two threads), all at once, and in
+    # batches of another size.
+    jobs = [(name, size) for name in FILES for size in (None, 5000)]
+    got = run_threads([lambda n=n, s=s: read(perf_ours, paths[n], RESOLVED, s) for n, s in jobs])
+    for (name, size), out in zip(jobs, got):
+        flat = {k: [v for b in out[k] for v in b] for k in out}
+        want = {k: [v for b in alone[name][k] for v in b] for k in alone[name]}
+        assert flat == want, (name, size)
+
+
+def test_two_reads_run_at_once(perf_ours, record):
+    """With no forced switch of the GIL (a switch interval of an hour), a
+    thread runs Python code only when the others release the GIL: a third
+    thread that sees both readers inside `read_columns()` proves both
+    released it there. Not timed: it looks until it sees it (or 50
+    rounds of reading)."""
+    path = str(record("big"))
+    inside = [0, 0]
+    seen = threading.Event()
+    stop = threading.Event()
+
+    def reader(k):
+        for _ in range(50):
+            if seen.is_set():
+                return
+            session = perf_ours.session(perf_ours.data(path))
+            inside[k] = 1
+            session.read_columns(("sample_time",), max_events=10**9)
+            inside[k] = 0
+
+    def watcher():
+        while not stop.is_set():
+            if inside[0] and inside[1]:
+                seen.set()
+                return
+            time.sleep(0.0001)  # releases the GIL
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(3600)
+    try:
+        w = threading.Thread(target=watcher)
+        w.start()
+        run_threads([lambda: reader(0), lambda: reader(1)])
+        stop.set()
+        w.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert seen.is_set(), "the watcher never saw both readers inside read_columns()"
