@@ -8,7 +8,9 @@ perf-python.toml for `release`, made by scripts/build.sh with the dev
 profile in the workspace's target directory: the dependencies are those
 `cargo test` built, and a build for another release recompiles only
 perf-py's stamp, incrementally, in about 1 s (a release relink, fat LTO,
-takes 17 s). target/release/libperf.so, which the staged install is made
+takes 17 s); when the release takes perf's pmu-events tables from another
+kernel source than the build before (a 6.1 release and a newer one:
+docs/pmu-events.md), perf-core is compiled again too, about 20 s. target/release/libperf.so, which the staged install is made
 from, is not touched. A build newer than every source file is reused, as
 make would; `make build`'s build of the same release (build/releases) is
 copied when fresh. A lock makes sessions that run at once take turns.

@@ -196,3 +196,72 @@ def test_build_without_source():
     assert "pmu_events_source" not in manifest
     so = out / release / "perf.abi3.so"
     assert metrics(so, "GenuineIntel-6-8F-8") == metrics(so, UNKNOWN_CPU)
+
+
+SOURCE_6_12 = "/usr/src/linux-source-6.12.tar.xz"
+NEOVERSE_V1 = "0x00000000410fd400"
+
+
+def fixdesc(s):
+    """jevents.py's fixdesc(): the final period (and spaces after it) off."""
+    for suffix in (".  ", ". ", "."):
+        s = s.removesuffix(suffix)
+    return s
+
+
+def json_metrics(arch_dir, model):
+    """The metrics of `model` straight from the JSON files: each object's
+    missing keys from the architecture's standard event or metric its
+    ArchStdEvent names, as jevents.py resolves them."""
+    std = {}
+    for f in sorted(arch_dir.glob("*.json")):
+        for obj in json.loads(f.read_text()):
+            for key in ("EventName", "MetricName"):
+                if key in obj:
+                    std[obj[key].lower()] = obj
+    out = []
+    for f in sorted((arch_dir / model).glob("*.json")):
+        for obj in json.loads(f.read_text()):
+            base = std.get(obj.get("ArchStdEvent", "").lower(), {})
+            obj = {**base, **obj}
+            if "MetricName" not in obj:
+                continue
+            m = {"MetricGroup": [g for g in obj.get("MetricGroup", "").split(";") if g],
+                 "MetricName": obj["MetricName"], "PMU": "default_core",
+                 "MetricExpr": obj["MetricExpr"]}
+            for key in ("MetricThreshold", "ScaleUnit", "Compat"):
+                if key in obj:
+                    m[key] = obj[key]
+            for key in ("BriefDescription", "PublicDescription"):
+                if key in obj:
+                    m[key] = fixdesc(obj[key])
+            out.append(m)
+    return out
+
+
+def test_arm64_model_against_its_json(tmp_path):
+    """perf 6.1 here has no arm64 tables: a build carrying arm64's
+    (PERF_PMU_EVENTS_ARCH=arm64, from linux-source-6.12) gives Neoverse V1's
+    MIDR the metrics its JSON files hold, the SBSA ones (TopdownL1) through
+    ArchStdEvent. Expressions are compared as the JSON has them (perf from
+    6.3 simplifies them at build time: docs/pmu-events.md)."""
+    assert os.path.exists(SOURCE_6_12), f"{SOURCE_6_12} missing (scripts/setup.sh installs it)"
+    out = stamped_builds.OUT.parent / "stamped-arm64-pmu-events"
+    release = "6.12.57+deb13-amd64"
+    if not stamped_builds.fresh(out / release):
+        env = dict(stamped_builds.env(), PERF_PYTHON_OUT=str(out), PERF_PMU_EVENTS_ARCH="arm64")
+        p = subprocess.run([str(stamped_builds.REPO / "scripts" / "build.sh"), release],
+                           cwd=stamped_builds.REPO, env=env, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-3000:]
+    # The pattern's * matches / too: every JSON file under arch/arm64.
+    subprocess.run(["tar", "-xJf", SOURCE_6_12, "-C", str(tmp_path), "--wildcards",
+                    "*/tools/perf/pmu-events/arch/arm64/*.json"], check=True)
+    arch_dir = next(tmp_path.glob("*/tools/perf/pmu-events/arch/arm64"))
+    expected = json_metrics(arch_dir, "arm/neoverse-v1")
+    assert any(m["MetricName"] == "backend_bound" for m in expected)
+    ours = cpu_metrics(out / release / "perf.abi3.so", NEOVERSE_V1)
+    key = lambda m: (m["MetricName"], m["MetricExpr"])  # noqa: E731
+    assert sorted(ours, key=key) == sorted(expected, key=key)
+    # A later revision of the part selects the same table; another part none.
+    assert cpu_metrics(out / release / "perf.abi3.so", "0x00000000411fd401") == ours
+    assert cpu_metrics(out / release / "perf.abi3.so", "0x00000000410fd0c0") != ours

@@ -174,8 +174,10 @@ pub fn generate(workspace: &Path, out_dir: &Path) {
             for file in json_files(&archdir) {
                 for jd in read_json(&file) {
                     let e = json::convert(style, &jd, &HashMap::new());
-                    if let Some(name) = e.get("name") {
-                        std.insert(name.to_lowercase(), e.clone());
+                    for key in ["name", "metric_name"] {
+                        if let Some(name) = e.get(key) {
+                            std.insert(name.to_lowercase(), e.clone());
+                        }
                     }
                 }
             }
