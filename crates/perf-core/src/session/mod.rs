@@ -204,9 +204,9 @@ pub trait Handler {
     /// from the parsed sample: it must decline (false) any record the
     /// parser would refuse, so that the parser names the damage.
     ///
-    /// Parsing every record was over a third of the columnar reader's
-    /// time on a 1 M-sample tracepoint file (cpu-clock profile:
-    /// `parse_sample`, `parse_variable`, `parse_into`, `SampleMembers::of`).
+    /// Parsing every sample made the columnar reader of three members take
+    /// 16 % more CPU time on a 1 M-sample tracepoint file (0.110 s against
+    /// 0.095 s, best of 3 in each of 3 alternated runs).
     fn sample_bytes(&mut self, evsel: &Evsel, bytes: &[u8]) -> bool {
         let _ = (evsel, bytes);
         false
