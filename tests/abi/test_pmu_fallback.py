@@ -123,6 +123,22 @@ def test_refused_exclude_guest_falls_back_as_perf(ours, event):
         assert got["count"] > 0, got  # the TSC always advances
 
 
+def test_config_on_a_counting_pmu_names_sampling(ours):
+    """evlist.config() adds perf record's sampling defaults, which the msr
+    PMU refuses (perf record fails on it too). parse_events' exclude_guest
+    stays a default that falls back, so the error names sampling, not
+    exclude_guest."""
+    pmu_of("msr/tsc/")
+    got = ours.run("""
+el = perf.parse_events("msr/tsc/")
+el.config()
+result(exc(el.open))
+""").check()
+    assert got[0] == "OSError" and got[2] == 22, got
+    assert "refused sampling (sample_freq=" in got[1] and "opens counting" in got[1], got
+    assert "exclude_guest" not in got[1], got
+
+
 def test_requested_exclude_guest_is_named(ours):
     """perf.evsel(exclude_guest=1) on the msr PMU: a request, not a default:
     EINVAL that names the field, no silent retry."""

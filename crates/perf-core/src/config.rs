@@ -63,8 +63,10 @@ pub fn config(evsels: &mut [&mut Evsel]) {
         if precise_max {
             names.push("precise_ip");
         }
+        // Added to the defaults parse_events set (a PMU's exclude_guest),
+        // which stay defaults: config() makes none of them a request.
         if let Ok(bits) = AttrBits::from_names(names) {
-            evsel.defaults = bits;
+            evsel.defaults = evsel.defaults.union(&bits);
         }
     }
 }

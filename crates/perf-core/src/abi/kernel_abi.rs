@@ -65,6 +65,18 @@ impl AttrBits {
         }
     }
 
+    /// The bits of either.
+    pub fn union(&self, other: &AttrBits) -> AttrBits {
+        AttrBits {
+            flags: self.flags | other.flags,
+            sample_type: self.sample_type | other.sample_type,
+            read_format: self.read_format | other.read_format,
+            branch_sample_type: self.branch_sample_type | other.branch_sample_type,
+            aux_action: self.aux_action | other.aux_action,
+            open_flags: self.open_flags | other.open_flags,
+        }
+    }
+
     /// The bits an attr (and its open flags) sets.
     pub fn of_attr(attr: &Attr, open_flags: u64) -> Self {
         AttrBits {

@@ -18,8 +18,10 @@ use super::syscall::{OpenArgs, PerfSyscall};
 
 /// The fields a probe may lower, in the order they are tried: the ones that
 /// carry limits first, then the PMU-specific config words, then the
-/// guest/host filter bits a PMU without them refuses (msr, power).
-pub const CANDIDATES: [&str; 18] = [
+/// guest/host filter bits a PMU without them refuses (msr, power), and
+/// last sampling itself, which a counting-only PMU refuses (msr, power,
+/// uncore PMUs: `sample_period` or `sample_freq` non-zero).
+pub const CANDIDATES: [&str; 19] = [
     "sample_max_stack",
     "aux_sample_size",
     "aux_watermark",
@@ -38,6 +40,7 @@ pub const CANDIDATES: [&str; 18] = [
     "clockid",
     "exclude_guest",
     "exclude_host",
+    "sample_period",
 ];
 
 /// The value of a candidate field (`clockid` as its bits).
@@ -59,6 +62,7 @@ fn value(attr: &Attr, name: &str) -> u64 {
         "config3" => attr.config3,
         "config4" => attr.config4,
         "clockid" => u64::from(attr.clockid as u32),
+        "sample_period" => attr.sample_period,
         _ => attr.flag(name).unwrap_or(0),
     }
 }
@@ -121,10 +125,25 @@ pub fn probe_refused<S: PerfSyscall + ?Sized>(
         let mut probe = *attr;
         match name {
             "config" => probe.config = 0,
+            "sample_period" => {
+                probe.sample_period = 0;
+                probe.set_flag("freq", 0)?;
+            }
             "exclude_guest" | "exclude_host" => probe.set_flag(name, 0)?,
             _ => probe.set_field(name, 0)?,
         }
         if opens(sys, &probe, args, size) {
+            if name == "sample_period" {
+                let asked = if attr.flag("freq").unwrap_or(0) != 0 {
+                    "sample_freq"
+                } else {
+                    "sample_period"
+                };
+                return Some(format!(
+                    "the PMU refused sampling ({asked}={v}): the same event opens counting, \
+                     with sample_period=0 (read it with evsel.read)"
+                ));
+            }
             let shown_name = display_name(attr, name);
             return Some(format!(
                 "the kernel refused {}: the same event opens with {shown_name}=0",
