@@ -4,8 +4,10 @@ without the GIL (docs/perfdata.md, "Threads"). Several threads reading the
 same and different files, resolved columns included (symbol tables, DSOs,
 call chains loaded while other threads read), give every value a
 single-threaded read gives; and two threads are really inside the GIL-free
-read at the same time."""
+read at the same time; the main thread's GIL-free read still runs the
+signal handlers."""
 
+import signal
 import sys
 import threading
 import time
@@ -111,3 +113,37 @@ def test_two_reads_run_at_once(perf_ours, record):
     finally:
         sys.setswitchinterval(old)
     assert seen.is_set(), "the watcher never saw both readers inside read_columns()"
+
+
+def test_signals_are_checked_in_the_gil_free_read(perf_ours, record):
+    """The main thread's read_columns() takes the GIL now and then to run
+    the signal handlers: a 1 ms interval timer's handler runs several times
+    during one batch of the whole file (were signals checked only when it
+    returns, it would run once), and a KeyboardInterrupt it raises stops the
+    read with the samples read before it on the exception."""
+    path = str(record("big"))
+    runs = []
+    inside = [False]
+    old = signal.signal(signal.SIGALRM, lambda *a: runs.append(inside[0]))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+        inside[0] = True
+        cols = perf_ours.session(perf_ours.data(path)).read_columns(("sample_time",), 10**9)
+        inside[0] = False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert runs.count(True) >= 2, runs
+
+    def interrupt(*a):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        session = perf_ours.session(perf_ours.data(path))
+        signal.setitimer(signal.ITIMER_REAL, 0.002)
+        with pytest.raises(KeyboardInterrupt) as e:
+            session.read_columns(("sample_time",), 10**9)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(e.value.columns) < len(cols), "stopped before the end"

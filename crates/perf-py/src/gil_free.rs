@@ -24,9 +24,19 @@ pub struct Signals {
 }
 
 impl Signals {
-    /// For the calling thread, which holds the GIL.
+    /// For the calling thread, which holds the GIL. Without `threading`
+    /// imported, the thread is taken for the main one (importing it costs
+    /// a few milliseconds; a thread started through `_thread` alone would
+    /// only take the GIL for a check that does nothing there).
     pub fn new(py: Python<'_>) -> PyResult<Signals> {
-        let threading = py.import("threading")?;
+        let modules = py.import("sys")?.getattr("modules")?;
+        let threading = modules.call_method1("get", ("threading",))?;
+        if threading.is_none() {
+            return Ok(Signals {
+                main: true,
+                calls: 0,
+            });
+        }
         let main = threading.call_method0("main_thread")?.getattr("ident")?;
         let current = threading.call_method0("get_ident")?;
         Ok(Signals {
