@@ -5,7 +5,7 @@ mount namespace where /sys/bus/event_source/devices holds the real PMUs and
 a `cpu` PMU (type 4) with Intel's format fields; under the same PERF_CPUID,
 perf 6.1's `perf list --details` and our 6.1 build (tables from
 linux-source-6.1) must list the same events with the same descriptions and
-encodings."""
+encodings, and parse their names to the attr perf gives the kernel."""
 
 import json
 import os
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from modern.test_metrics_tables import LOAD, build_6_1, perf_tool  # noqa: F401
+import stamped_builds
+from modern.test_metrics_tables import LOAD, SOURCE_6_1, build_6_1, perf_tool  # noqa: F401
 
 DEVICES = Path("/sys/bus/event_source/devices")
 # Intel's core PMU format (arch/x86/events/intel/core.c).
@@ -108,3 +109,54 @@ def test_json_events_as_perf_lists_them(build_6_1, fake_devices, cpuid):  # noqa
         assert list(e) == [k for k in ("name", "alias", "scale_unit", "desc", "long_desc",
                                        "encoding_desc", "topic", "event_type_desc", "str",
                                        "deprecated") if k in e]
+
+
+def perf_attrs(stderr):
+    """The type and configs of each `perf_event_attr:` block perf -vv prints
+    (config1 as `{ bp_addr, config1 }`, config2 as `{ bp_len, config2 }`)."""
+    attrs = []
+    for block in stderr.split("perf_event_attr:")[1:]:
+        fields = {re.sub(r"^\{ \w+, (\w+) \}$", r"\1", k): v
+                  for k, v in re.findall(r"^  (\w+|\{ \w+, \w+ \})\s+(\S+)$", block, re.M)}
+        attrs.append({k: int(fields.get(k, "0"), 0) for k in ("type", "config", "config1",
+                                                               "config2")})
+    return attrs
+
+
+@pytest.fixture(scope="module")
+def parse_events_example(build_6_1):  # noqa: F811
+    """crates/perf-core/examples/parse_events built as the 6.1 build is (the
+    tables of linux-source-6.1), beside it in the stamped builds' target."""
+    env = dict(stamped_builds.env(), PERF_PMU_EVENTS_SOURCE=SOURCE_6_1)
+    subprocess.run(["cargo", "build", "-q", "--profile", stamped_builds.PROFILE, "-p",
+                    "perf-core", "--example", "parse_events"], cwd=stamped_builds.REPO,
+                   env=env, check=True)
+    return stamped_builds.TARGET / "debug" / "examples" / "parse_events"
+
+
+@pytest.mark.parametrize("cpuid", ["GenuineIntel-6-8F-8", "GenuineIntel-6-55-4"])
+def test_json_event_names_encode_as_perf(parse_events_example, fake_devices, tmp_path, cpuid):
+    """Every cpu/ event perf lists, by name, to the attr `perf stat -vv`
+    gives the kernel (type 4, config, config1 from the PMU's format), and
+    ours through parse_events against the same devices."""
+    names = sorted(perf_listed(fake_devices, cpuid)[0])
+    assert len(names) > 100
+    p = subprocess.run(["unshare", "-m", "sh", "-c",
+                        'mount --bind "$0" /sys/bus/event_source/devices && exec "$@"',
+                        str(fake_devices), perf_tool(), "stat", "-e", ",".join(names), "-vv",
+                        "--", "true"], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PERF_CPUID=cpuid))
+    theirs = perf_attrs(p.stderr)
+    assert len(theirs) == len(names), p.stderr[-2000:]
+    root = tmp_path / "sys"
+    (root / "bus" / "event_source").mkdir(parents=True)
+    (root / "bus" / "event_source" / "devices").symlink_to(fake_devices)
+    q = subprocess.run([str(parse_events_example), "--sysfs", str(root), *names],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PERF_CPUID=cpuid))
+    assert q.returncode == 0, q.stderr
+    for name, line, want in zip(names, q.stdout.splitlines(), theirs):
+        parsed = json.loads(line)
+        assert parsed["ok"] and len(parsed["evsels"]) == 1, (name, parsed)
+        attr = parsed["evsels"][0]["attr"]
+        assert {k: attr[k] for k in want} == want, name

@@ -34,10 +34,15 @@ impl<'a> Env<'a> {
         }
     }
 
-    /// Every readable PMU, read once.
+    /// Every readable PMU, read once, with the JSON events of the CPU's
+    /// pmu-events table among its aliases.
     pub fn pmus(&self) -> &[Pmu] {
-        self.pmus
-            .get_or_init(|| self.sysfs.pmus().unwrap_or_default())
+        self.pmus.get_or_init(|| {
+            let mut pmus = self.sysfs.pmus().unwrap_or_default();
+            pmus.iter_mut()
+                .for_each(super::json_events::add_json_aliases);
+            pmus
+        })
     }
 
     /// The tracefs, or the errno saying why there is none.

@@ -6,7 +6,7 @@
 
 use super::event_info_format::{alias_name, format_g, terms_str};
 use super::pmu_events::{PmuEventInfo, KERNEL_PMU_EVENT};
-use super::sysfs::Pmu;
+use super::sysfs::{Pmu, PmuAlias};
 use crate::pmu_events::{cpu_table, PmuEvent};
 
 /// Whether the table's `event` is one of `pmu`'s.
@@ -23,15 +23,20 @@ fn belongs_to(pmu: &Pmu, event: &PmuEvent) -> bool {
     }
 }
 
-/// perf's `%G%s` of a `ScaleUnit` (`64Bytes`: scale 64, unit `Bytes`), when
-/// the unit is set or the scale is not 1.
-fn scale_unit(text: &str) -> Option<String> {
+/// A `ScaleUnit` split as perf's strtod splits it: (scale, unit).
+fn split_scale_unit(text: &str) -> (&str, &str) {
     // strtod: the longest prefix that is a number.
     let split = (1..=text.len())
         .rev()
         .find(|&i| text.is_char_boundary(i) && text[..i].trim_start().parse::<f64>().is_ok())
         .unwrap_or(0);
-    let (number, unit) = text.split_at(split);
+    text.split_at(split)
+}
+
+/// perf's `%G%s` of a `ScaleUnit` (`64Bytes`: scale 64, unit `Bytes`), when
+/// the unit is set or the scale is not 1.
+fn scale_unit(text: &str) -> Option<String> {
+    let (number, unit) = split_scale_unit(text);
     let scale = number.parse::<f64>().unwrap_or(1.0);
     #[allow(clippy::float_cmp)] // perf compares with 1.0 exactly
     let default_scale = scale == 1.0;
@@ -89,6 +94,31 @@ pub fn add_json_events(pmu: &Pmu, out: &mut Vec<PmuEventInfo>) {
             None => out.push(info(pmu, e)),
         }
     }
+}
+
+/// Adds the JSON events of `pmu` to its aliases, where sysfs has none of
+/// that name, so that the parser takes `inst_retired.any` and
+/// `cpu/inst_retired.any/` as perf does (the alias's terms are the
+/// encoding jevents.py built; `ScaleUnit` gives scale and unit).
+pub fn add_json_aliases(pmu: &mut Pmu) {
+    let Some(table) = cpu_table() else {
+        return;
+    };
+    let json: Vec<PmuAlias> = table
+        .events
+        .iter()
+        .filter(|e| belongs_to(pmu, e) && pmu.alias(&e.name).is_none())
+        .map(|e| {
+            let (scale, unit) = e.unit.as_deref().map_or(("", ""), split_scale_unit);
+            PmuAlias {
+                name: e.name.clone(),
+                terms: e.event.clone(),
+                scale: (!scale.is_empty()).then(|| scale.to_owned()),
+                unit: (!unit.is_empty()).then(|| unit.to_owned()),
+            }
+        })
+        .collect();
+    pmu.aliases.extend(json);
 }
 
 #[cfg(test)]
