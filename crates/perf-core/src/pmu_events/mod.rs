@@ -15,6 +15,8 @@ pub use event::PmuEvent;
 pub use mapfile::MapEntry;
 pub use table::{mapfile, model_table, source, PmuEventsTable};
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::metric::MetricDef;
 
 /// The first mapfile row `id` selects (mapfile order, as perf).
@@ -22,9 +24,21 @@ pub fn find_entry(id: &str) -> Option<&'static MapEntry> {
     mapfile().iter().find(|e| e.matches(id))
 }
 
-/// The table of the CPU identifier `id`.
+/// The table of the CPU identifier `id`. The row found for the last
+/// identifier is remembered (matching compiles each row's pattern).
 pub fn find_table(id: &str) -> Option<&'static PmuEventsTable> {
-    model_table(find_entry(id)?.model)
+    static LAST: Mutex<Option<(String, Option<usize>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+    let model = match &*last {
+        Some((last_id, model)) if last_id == id => *model,
+        _ => {
+            let model = find_entry(id).map(|e| e.model);
+            *last = Some((id.to_owned(), model));
+            model
+        }
+    };
+    drop(last);
+    model_table(model?)
 }
 
 /// The table of this CPU ([`cpuid`]: `$PERF_CPUID` or the host's).
