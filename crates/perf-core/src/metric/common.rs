@@ -22,13 +22,15 @@ fn def(name: &str, expr: String, scale_unit: &str, brief: &str) -> MetricDef {
         scale_unit: Some(scale_unit.to_owned()),
         brief: Some(brief.to_owned()),
         constraint: Some("NO_GROUP_EVENTS".to_owned()),
+        pmu: Some("default_core".to_owned()),
         ..MetricDef::default()
     }
 }
 
 /// `CPUs_utilized`, `cs_per_second`, `migrations_per_second`,
 /// `page_faults_per_second`, with perf's names, group, expressions, scale
-/// units, descriptions and constraint.
+/// units, descriptions and constraint, on the core PMU as jevents.py places
+/// a metric without `Unit` (`default_core`).
 pub fn common_metrics() -> Vec<MetricDef> {
     vec![
         def(

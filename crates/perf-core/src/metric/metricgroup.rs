@@ -17,9 +17,10 @@
 
 use std::collections::BTreeSet;
 
+use super::event_source::EventSource;
 use super::expr::{Context, Expr, ExprError, IdValue};
 use super::MetricDef;
-use crate::parse_events::{self, GroupInfo, ParsedEvsel};
+use crate::parse_events::{GroupInfo, ParsedEvsel};
 
 /// Why a metric string cannot be turned into events.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -98,10 +99,11 @@ pub struct MetricGroups {
     exprs: Vec<Compiled>,
 }
 
-/// The metric definitions this build knows: the common software metrics.
-/// The CPU's pmu-events tables are added here.
+/// The metric definitions this build knows on this CPU: its pmu-events
+/// table's, then the common software metrics (as `perf.metrics()` lists
+/// them).
 pub fn known_metrics() -> Vec<MetricDef> {
-    super::common::common_metrics()
+    crate::pmu_events::cpu_metrics()
 }
 
 fn matches(def: &MetricDef, name: &str) -> bool {
@@ -110,8 +112,14 @@ fn matches(def: &MetricDef, name: &str) -> bool {
         || def.groups.iter().any(|g| g.eq_ignore_ascii_case(name))
 }
 
+/// A metric's PMU against the one asked for: a metric without one is
+/// `cpu`'s (perf's `pm->pmu ?: "cpu"`), `default_core` is the core PMU's.
 fn pmu_matches(def: &MetricDef, pmu: &str) -> bool {
-    pmu == "all" || def.pmu.as_deref().unwrap_or("cpu") == pmu
+    match def.pmu.as_deref().unwrap_or("cpu") {
+        _ if pmu == "all" => true,
+        "default_core" => pmu == "default_core" || pmu == "cpu" || pmu.starts_with("cpu_"),
+        p => p == pmu,
+    }
 }
 
 /// perf's `metricgroup__has_constraint()` and its callers: a metric's
@@ -137,6 +145,7 @@ pub fn event_spec(id: &str) -> String {
 struct Builder<'a> {
     table: &'a [MetricDef],
     ctx: &'a dyn Context,
+    source: EventSource<'a>,
     exprs: Vec<Compiled>,
     events: Vec<MetricEvent>,
     /// The events of each group made so far.
@@ -212,7 +221,7 @@ impl Builder<'_> {
             event: spec.clone(),
             reason,
         };
-        let mut parsed = parse_event(&spec).map_err(|e| fail(e.to_string()))?;
+        let mut parsed = self.source.parse(&spec).map_err(|e| fail(e.to_string()))?;
         if parsed.len() != 1 {
             return Err(fail(format!("makes {} events, not one", parsed.len())));
         }
@@ -268,44 +277,6 @@ impl Builder<'_> {
     }
 }
 
-/// Parses one metric event. `software/EVENT,name=NAME/` (how perf's
-/// common metrics name software events, a PMU event form perf 6.1's
-/// grammar lacks) is the legacy software event named NAME.
-fn parse_event(spec: &str) -> Result<Vec<ParsedEvsel>, parse_events::ParseError> {
-    let err = match parse_events::parse_events(spec) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
-    let Some(inner) = spec
-        .strip_prefix("software/")
-        .and_then(|s| s.strip_suffix('/'))
-    else {
-        return Err(err);
-    };
-    let mut terms = inner.split(',');
-    let event = terms.next().unwrap_or_default();
-    let mut name = None;
-    for t in terms {
-        match t.strip_prefix("name=") {
-            Some(n) => name = Some(n),
-            None => return Err(err),
-        }
-    }
-    let mut parsed = parse_events::parse_events(event).map_err(|_| err.clone())?;
-    let is_software = parsed
-        .iter()
-        .all(|p| p.attr.type_ == perf_event_open_sys::bindings::PERF_TYPE_SOFTWARE);
-    if !is_software {
-        return Err(err);
-    }
-    if let Some(n) = name {
-        for p in &mut parsed {
-            n.clone_into(&mut p.name);
-        }
-    }
-    Ok(parsed)
-}
-
 fn is_tool_event(id: &str) -> bool {
     ["duration_time", "user_time", "system_time"]
         .iter()
@@ -315,7 +286,7 @@ fn is_tool_event(id: &str) -> bool {
 impl MetricGroups {
     /// perf's `metricgroup__parse_groups()` over `table`: the metrics and
     /// groups named in `input` (comma-separated), of PMU `pmu` (`all`:
-    /// any), with ids found under `ctx`.
+    /// any), with ids found under `ctx`, events from the running system.
     ///
     /// # Errors
     /// An unknown name, a malformed expression (naming the metric and the
@@ -326,9 +297,24 @@ impl MetricGroups {
         table: &[MetricDef],
         ctx: &dyn Context,
     ) -> Result<MetricGroups, MetricError> {
+        Self::parse_with(input, pmu, table, ctx, EventSource::system())
+    }
+
+    /// [`Self::parse`] with events from `source`.
+    ///
+    /// # Errors
+    /// As [`Self::parse`].
+    pub fn parse_with(
+        input: &str,
+        pmu: &str,
+        table: &[MetricDef],
+        ctx: &dyn Context,
+        source: EventSource<'_>,
+    ) -> Result<MetricGroups, MetricError> {
         let mut b = Builder {
             table,
             ctx,
+            source,
             exprs: Vec::new(),
             events: Vec::new(),
             groups: Vec::new(),

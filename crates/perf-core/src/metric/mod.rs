@@ -4,9 +4,11 @@
 
 pub mod common;
 mod def;
+mod event_source;
 mod evlist_metrics;
 pub mod expr;
 pub mod metricgroup;
 
 pub use def::MetricDef;
+pub use event_source::EventSource;
 pub use evlist_metrics::EvlistMetrics;

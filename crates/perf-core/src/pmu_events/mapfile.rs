@@ -31,6 +31,19 @@ impl MapEntry {
     }
 }
 
+/// perf's `strcmp_cpuid_str()` of this host's architecture (what a
+/// metric's `strcmp_cpuid_str(ID)` asks): whether CPU id pattern `pattern`
+/// selects CPU id `id`.
+pub fn host_cpuid_matches(pattern: &str, id: &str) -> bool {
+    if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        x86_matches(pattern, id)
+    } else if cfg!(target_arch = "aarch64") {
+        midr_matches(pattern, id)
+    } else {
+        full_match(pattern, id)
+    }
+}
+
 /// POSIX extended regular expression, anchored on both ends.
 fn full_match(pattern: &str, id: &str) -> bool {
     Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|re| re.is_match(id))

@@ -12,7 +12,7 @@ mod table;
 
 pub use cpuid::{cpuid, pvr_cpuid, x86_cpuid, PERF_CPUID_ENV};
 pub use event::PmuEvent;
-pub use mapfile::MapEntry;
+pub use mapfile::{host_cpuid_matches, MapEntry};
 pub use table::{mapfile, model_table, source, PmuEventsTable};
 
 use std::sync::{Mutex, PoisonError};

@@ -52,15 +52,3 @@ impl Context for FixedContext {
         self.nmi_watchdog
     }
 }
-
-/// perf's `strcmp_cpuid_str()` as a match: the table's id equals the
-/// CPU's, or names it without the stepping (x86's `vendor-family-model`
-/// against `vendor-family-model-stepping`).
-pub(super) fn cpuid_matches(table: &str, cpuid: &str) -> bool {
-    if table == cpuid {
-        return true;
-    }
-    cpuid
-        .strip_prefix(table)
-        .is_some_and(|rest| rest.starts_with('-') && !rest[1..].contains('-'))
-}

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::context::{cpuid_matches, Context};
+use super::context::Context;
 use super::{ExprError, Node};
 
 /// What an identifier stands for when evaluating: perf's `expr_id_data`.
@@ -61,8 +61,9 @@ fn literal(ctx: &dyn Context, name: &str) -> Result<f64, ExprError> {
 }
 
 fn cpuid_value(ctx: &dyn Context, id: &str) -> f64 {
-    ctx.cpuid()
-        .map_or(f64::NAN, |c| bool_val(cpuid_matches(id, &c)))
+    ctx.cpuid().map_or(f64::NAN, |c| {
+        bool_val(crate::pmu_events::host_cpuid_matches(id, &c))
+    })
 }
 
 /// The logical operators, shared by both modes: a constant side may

@@ -8,7 +8,7 @@
 //! | `expr__find_ids()`      | [`Expr::find_ids`]                |
 //! | `expr__get_literal()`   | [`Context::literal`]              |
 //! | `expr__has_event()`     | [`Context::has_event`] (find ids) |
-//! | `expr__strcmp_cpuid_str()` | [`Context::cpuid`]             |
+//! | `expr__strcmp_cpuid_str()` | [`Context::cpuid`], `pmu_events::host_cpuid_matches` |
 //!
 //! Values follow perf: an unknown identifier is NaN, `x / 0` is NaN,
 //! `d_ratio(x, 0)` is 0, `x % 0` fails the evaluation, `|` `&` `^` are

@@ -2,8 +2,8 @@
 //! The running system's literals, read as perf reads them: tool_pmu.c's
 //! `tool_pmu__read_event()` (topology from cputopo.c over the online CPUs,
 //! smt.c, the TSC frequency), `expr__has_event()` through this crate's
-//! event parser, and the x86 CPU id of header.c. Values are read once
-//! per context.
+//! event parser, and perf's CPU id (`pmu_events::cpuid()`, which
+//! `$PERF_CPUID` overrides). Values are read once per context.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -153,19 +153,6 @@ fn cpuinfo_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// x86's CPU id as perf's header.c writes it: `vendor-family-MODEL-STEPPING`
-/// (family decimal, model and stepping hex).
-fn x86_cpuid(cpuinfo: &str) -> Option<String> {
-    let vendor = cpuinfo_field(cpuinfo, "vendor_id")?;
-    let num = |k| cpuinfo_field(cpuinfo, k).and_then(|v| v.parse::<u32>().ok());
-    Some(format!(
-        "{vendor}-{}-{:X}-{:X}",
-        num("cpu family")?,
-        num("model")?,
-        num("stepping")?
-    ))
-}
-
 impl Context for SystemContext {
     fn literal(&self, name: &str) -> Option<f64> {
         let t = || self.topology();
@@ -201,24 +188,6 @@ impl Context for SystemContext {
     }
 
     fn cpuid(&self) -> Option<String> {
-        self.cpuid
-            .get_or_init(|| {
-                let bytes =
-                    crate::regular_file::read_capped(std::path::Path::new("/proc/cpuinfo"), CAP)
-                        .ok()?;
-                x86_cpuid(&String::from_utf8_lossy(&bytes))
-            })
-            .clone()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpuid_is_written_as_perf_writes_it() {
-        let info = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n";
-        assert_eq!(x86_cpuid(info).as_deref(), Some("GenuineIntel-6-55-4"));
+        self.cpuid.get_or_init(crate::pmu_events::cpuid).clone()
     }
 }

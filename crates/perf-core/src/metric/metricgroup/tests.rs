@@ -94,6 +94,10 @@ fn unknown_names_and_pmus_are_perfs_error() {
     let err = MetricGroups::parse("CPUs_utilized", "nopmu", &common_metrics(), &target_cpu())
         .unwrap_err();
     assert_eq!(err, MetricError::NotFound("CPUs_utilized".into()));
+    for pmu in ["cpu", "default_core", "cpu_core"] {
+        let g = MetricGroups::parse("CPUs_utilized", pmu, &common_metrics(), &target_cpu());
+        assert_eq!(g.unwrap().metrics.len(), 1, "{pmu}");
+    }
 }
 
 #[test]
@@ -181,4 +185,42 @@ fn conditional_constraints_follow_the_system() {
     assert!(!grouped(&ctx, "Nmi"));
     ctx.literals.insert("smt_on".into(), 1.0);
     assert!(!grouped(&ctx, "Smt"));
+}
+
+#[test]
+fn a_vendor_metric_counts_the_cpus_json_events_in_a_group() {
+    use crate::metric::EventSource;
+    use crate::parse_events::Sysfs;
+    use crate::pmu_events::PmuEvent;
+    let sysfs = Sysfs::at(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("src/parse_events/testdata/sysfs"),
+    );
+    let json = |name: &str, event: &str| PmuEvent {
+        name: name.into(),
+        event: event.into(),
+        pmu: Some("default_core".into()),
+        ..PmuEvent::default()
+    };
+    let events = [
+        json("inst_retired.any", "event=0xc0,period=2000003"),
+        json("cpu_clk_unhalted.thread", "event=0x3c,period=2000003"),
+    ];
+    let source = EventSource {
+        sysfs: Some(&sysfs),
+        json: &events,
+    };
+    let table = [def(
+        "IPC",
+        "INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD",
+        None,
+    )];
+    let g = MetricGroups::parse_with("IPC", "all", &table, &target_cpu(), source).unwrap();
+    assert_eq!(names(&g), ["INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD"]);
+    let (leader, member) = (&g.events[0].evsel, &g.events[1].evsel);
+    assert!(leader.group.as_ref().unwrap().is_leader);
+    assert_eq!(member.group.as_ref().unwrap().leader, 0);
+    assert_eq!((leader.attr.config, member.attr.config), (0xc0, 0x3c));
+    let mut read = |i: usize| -> Result<f64, ()> { Ok([3e9, 2e9][i]) };
+    assert_eq!(g.compute(0, &target_cpu(), &mut read), Ok(1.5));
 }
