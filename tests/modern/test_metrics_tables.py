@@ -59,8 +59,17 @@ def build_6_1():
     return out / "perf.abi3.so"
 
 
+def cpuid_env(cpuid):
+    """The environment with PERF_CPUID set to `cpuid` (None: unset, the
+    host's CPU)."""
+    env = {k: v for k, v in os.environ.items() if k != "PERF_CPUID"}
+    if cpuid is not None:
+        env["PERF_CPUID"] = cpuid
+    return env
+
+
 def metrics(so, cpuid):
-    env = dict(os.environ, PERF_CPUID=cpuid)
+    env = cpuid_env(cpuid)
     p = subprocess.run([sys.executable, "-c", LOAD, str(so)], env=env, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -71,7 +80,7 @@ def perf_list_details(cpuid):
     """(name, description or None, expression) per metric perf 6.1 lists
     (printf's "(null)" for a metric without a description)."""
     p = subprocess.run([perf_tool(), "list", "--details", "metrics"], capture_output=True,
-                       text=True, timeout=120, env=dict(os.environ, PERF_CPUID=cpuid))
+                       text=True, timeout=120, env=cpuid_env(cpuid))
     assert p.returncode == 0, p.stderr
     entries, current = [], None
     for line in p.stdout.splitlines():
@@ -173,6 +182,18 @@ def test_expressions_as_perf_stat_expands_them(build_6_1, cpuid):
 def test_cpuid_selects_perfs_table(build_6_1, cpuid, same_as):
     theirs = assert_as_perf_lists_them(build_6_1, cpuid)
     assert theirs == Counter(perf_list_details(same_as))
+
+
+def test_host_cpu_as_perf_identifies_it(build_6_1):
+    """Without PERF_CPUID, the identifier from /proc/cpuinfo is the one perf
+    reads with the CPUID instruction (`Using CPUID` of `perf stat -vv`), and
+    selects the table perf's does."""
+    p = subprocess.run([perf_tool(), "stat", "-vv", "-e", "cpu-clock", "--", "true"],
+                       capture_output=True, text=True, timeout=120, env=cpuid_env(None))
+    host = re.search(r"^Using CPUID (\S+)$", p.stderr, re.M)
+    assert host, p.stderr[-2000:]
+    assert metrics(build_6_1, None) == metrics(build_6_1, host.group(1))
+    assert_as_perf_lists_them(build_6_1, None)
 
 
 @pytest.mark.parametrize("cpuid", ["GenuineIntel-6-01-1", "GenuineIntel-6-8F1-8",
