@@ -1,34 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The events a metric names, made into evsels: perf's event parser, plus
-//! the two forms metrics use that perf 6.1's grammar lacks: the software
-//! PMU's event terms (`software/cpu-clock,name=cpu-clock/`, perf's common
-//! metrics) and the CPU's JSON events by name (`INST_RETIRED.ANY`, the
-//! vendor tables' metrics), encoded as the pmu-events table encodes them.
+//! The events a metric names, made into evsels: perf's event parser (which
+//! takes the CPU's JSON event names, `INST_RETIRED.ANY`, as its vendor
+//! tables' metrics write them), plus the form perf's common metrics use that
+//! perf 6.1's grammar lacks: the software PMU's event terms
+//! (`software/cpu-clock,name=cpu-clock/`).
 
 use crate::parse_events::{self, ParseError, ParsedEvsel, Sysfs};
-use crate::pmu_events::PmuEvent;
 
 /// Where metric events are looked up.
 #[derive(Clone, Copy)]
 pub struct EventSource<'a> {
     /// The PMUs (`None`: the running system's, with its tracefs).
     pub sysfs: Option<&'a Sysfs>,
-    /// The CPU's JSON events (its pmu-events table's).
-    pub json: &'a [PmuEvent],
 }
 
 impl EventSource<'static> {
-    /// The running system and this CPU's table.
+    /// The running system.
     pub fn system() -> Self {
-        EventSource {
-            sysfs: None,
-            json: crate::pmu_events::cpu_table().map_or(&[], |t| t.events.as_slice()),
-        }
+        EventSource { sysfs: None }
     }
 }
-
-/// The core PMU a JSON event without a `Unit` is on.
-const CORE_PMUS: &[&str] = &["cpu", "cpu_core", "cpum_cf", "armv8_pmuv3_0"];
 
 impl EventSource<'_> {
     fn parse_events(&self, spec: &str) -> Result<Vec<ParsedEvsel>, ParseError> {
@@ -47,9 +38,7 @@ impl EventSource<'_> {
             Ok(v) => return Ok(v),
             Err(e) => e,
         };
-        self.software(spec)
-            .or_else(|| self.json_event(spec))
-            .ok_or(err)
+        self.software(spec).ok_or(err)
     }
 
     /// `software/EVENT,name=NAME/`: the legacy software event, named NAME.
@@ -73,56 +62,11 @@ impl EventSource<'_> {
         }
         Some(parsed)
     }
-
-    /// A core JSON event by name (perf's tables keep names lower case):
-    /// `CORE_PMU/ENCODING,name=ID/`.
-    fn json_event(&self, spec: &str) -> Option<Vec<ParsedEvsel>> {
-        if spec.contains(['/', ':', ',', '{']) {
-            return None;
-        }
-        let ev = self.json.iter().find(|e| {
-            e.name.eq_ignore_ascii_case(spec)
-                && e.pmu
-                    .as_deref()
-                    .is_none_or(|p| p == "default_core" || p == "cpu")
-        })?;
-        CORE_PMUS.iter().find_map(|pmu| {
-            self.parse_events(&format!("{pmu}/{},name={spec}/", ev.event))
-                .ok()
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fake_sysfs() -> Sysfs {
-        Sysfs::at(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/parse_events/testdata/sysfs"))
-    }
-
-    #[test]
-    fn a_json_event_is_its_encoding_on_the_core_pmu() {
-        let sysfs = fake_sysfs();
-        let json = [PmuEvent {
-            name: "inst_retired.any".into(),
-            event: "event=0xc0,period=2000003".into(),
-            pmu: Some("default_core".into()),
-            ..PmuEvent::default()
-        }];
-        let src = EventSource {
-            sysfs: Some(&sysfs),
-            json: &json,
-        };
-        let got = src.parse("INST_RETIRED.ANY").unwrap();
-        let want =
-            parse_events::parse_events_in("cpu/event=0xc0,period=2000003/", &sysfs, None).unwrap();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].name, "INST_RETIRED.ANY");
-        assert_eq!(got[0].attr, want[0].attr);
-        assert!(src.parse("NO_SUCH.EVENT").is_err());
-    }
 
     #[test]
     fn software_terms_are_the_legacy_event_named() {

@@ -188,39 +188,35 @@ fn conditional_constraints_follow_the_system() {
 }
 
 #[test]
-fn a_vendor_metric_counts_the_cpus_json_events_in_a_group() {
+fn a_metric_over_pmu_events_counts_them_in_a_group() {
     use crate::metric::EventSource;
-    use crate::parse_events::Sysfs;
-    use crate::pmu_events::PmuEvent;
+    use crate::parse_events::{parse_events_in, Sysfs};
     let sysfs = Sysfs::at(
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("src/parse_events/testdata/sysfs"),
     );
-    let json = |name: &str, event: &str| PmuEvent {
-        name: name.into(),
-        event: event.into(),
-        pmu: Some("default_core".into()),
-        ..PmuEvent::default()
-    };
-    let events = [
-        json("inst_retired.any", "event=0xc0,period=2000003"),
-        json("cpu_clk_unhalted.thread", "event=0x3c,period=2000003"),
-    ];
     let source = EventSource {
         sysfs: Some(&sysfs),
-        json: &events,
     };
+    // As vendor metrics write their events: by name, or PMU-qualified.
     let table = [def(
-        "IPC",
-        "INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD",
+        "Loads_per_slot",
+        "mem\\-loads / cpu@topdown\\-slots@",
         None,
     )];
-    let g = MetricGroups::parse_with("IPC", "all", &table, &target_cpu(), source).unwrap();
-    assert_eq!(names(&g), ["INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD"]);
+    let g =
+        MetricGroups::parse_with("Loads_per_slot", "all", &table, &target_cpu(), source).unwrap();
+    assert_eq!(names(&g), ["mem-loads", "cpu/topdown-slots/"]);
     let (leader, member) = (&g.events[0].evsel, &g.events[1].evsel);
     assert!(leader.group.as_ref().unwrap().is_leader);
     assert_eq!(member.group.as_ref().unwrap().leader, 0);
-    assert_eq!((leader.attr.config, member.attr.config), (0xc0, 0x3c));
+    for (e, spec) in [(leader, "cpu/mem-loads/"), (member, "cpu/topdown-slots/")] {
+        assert_eq!(
+            e.attr,
+            parse_events_in(spec, &sysfs, None).unwrap()[0].attr,
+            "{spec}"
+        );
+    }
     let mut read = |i: usize| -> Result<f64, ()> { Ok([3e9, 2e9][i]) };
     assert_eq!(g.compute(0, &target_cpu(), &mut read), Ok(1.5));
 }
