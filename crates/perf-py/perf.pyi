@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Iterable, KeysView
 from typing import Any, Final, Iterator, Literal, Self, SupportsIndex, TypedDict, final
 
-from typing_extensions import disjoint_base
+from typing_extensions import CapsuleType, disjoint_base
 
 # -- module data -------------------------------------------------------------
 
@@ -690,6 +690,16 @@ class sample_columns:
         """A file's batches with the callchain column: the session's
         distinct call chains, each a (dsos, symbols) pair of names indexes,
         leaf first (index 0: the empty chain)."""
+    def __arrow_c_schema__(self) -> CapsuleType:
+        """The Arrow PyCapsule interface: an arrow_schema capsule of the
+        columns as a struct (numeric columns uint64/uint32/int32; dso,
+        symbol, comm dictionaries of names; per-frame columns large
+        lists over callchain_offsets)."""
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[CapsuleType, CapsuleType]:
+        """The (arrow_schema, arrow_array) capsules of the columns as one
+        struct array; numeric columns share the arrays' memory."""
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> CapsuleType:
+        """An arrow_array_stream capsule of one record batch."""
 
 # -- evlist ------------------------------------------------------------------
 

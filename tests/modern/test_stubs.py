@@ -384,7 +384,8 @@ STUB_ONLY_DUNDERS = {
     ("sample_event", "__getattr__"),
 }
 PROTOCOL_DUNDERS = {"__len__", "__getitem__", "__iter__", "__next__", "__getattr__", "__call__",
-                    "__contains__", "__enter__", "__exit__"}
+                    "__contains__", "__enter__", "__exit__",
+                    "__arrow_c_schema__", "__arrow_c_array__", "__arrow_c_stream__"}
 
 
 @pytest.mark.parametrize("name", sorted(stub_classes()))

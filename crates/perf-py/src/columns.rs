@@ -11,7 +11,7 @@
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyCapsule, PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use perf_core::evlist::RecordRef;
@@ -361,6 +361,15 @@ pub struct SampleColumns {
 }
 
 impl SampleColumns {
+    /// What the Arrow capsules are made of.
+    fn arrow_source<'a, 'py>(&'a self, py: Python<'py>) -> crate::arrow::Source<'a, 'py> {
+        crate::arrow::Source {
+            columns: self.columns.bind(py),
+            len: self.len,
+            names: self.names.as_ref().map(|n| n.bind(py)),
+        }
+    }
+
     /// Adds a column (a file's: call chains, resolved names).
     pub fn insert(&self, py: Python<'_>, name: &str, column: Bound<'_, PyAny>) -> PyResult<()> {
         self.columns.bind(py).set_item(name, column)
@@ -446,6 +455,33 @@ impl SampleColumns {
     #[getter]
     fn callchains(&self, py: Python<'_>) -> Option<Py<PyList>> {
         self.callchains.as_ref().map(|n| n.clone_ref(py))
+    }
+
+    /// The Arrow PyCapsule interface (arrow/mod.rs): the columns as one
+    /// struct array.
+    #[pyo3(signature = ())]
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        crate::arrow::schema_capsule(py, &self.arrow_source(py))
+    }
+
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema; // the columns' own types only
+        crate::arrow::array_capsules(py, &self.arrow_source(py))
+    }
+
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        crate::arrow::stream_capsule(py, &self.arrow_source(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

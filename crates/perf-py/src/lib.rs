@@ -24,6 +24,7 @@
 #![deny(unsafe_code)]
 
 mod abi_policy;
+mod arrow;
 mod build_info;
 mod c_entry;
 mod call_return;
