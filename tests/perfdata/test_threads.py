@@ -4,8 +4,8 @@ without the GIL (docs/perfdata.md, "Threads"). Several threads reading the
 same and different files, resolved columns included (symbol tables, DSOs,
 call chains loaded while other threads read), give every value a
 single-threaded read gives; and two threads are really inside the GIL-free
-read at the same time; the main thread's GIL-free read still runs the
-signal handlers."""
+read at the same time, as are two `process_events()` with no callback;
+the main thread's GIL-free read still runs the signal handlers."""
 
 import signal
 import sys
@@ -75,11 +75,12 @@ def test_threads_read_what_one_thread_reads(perf_ours, record):
         assert flat == want, (name, size)
 
 
-def test_two_reads_run_at_once(perf_ours, record):
+@pytest.mark.parametrize("how", ["read_columns", "process_events"])
+def test_two_reads_run_at_once(perf_ours, record, how):
     """With no forced switch of the GIL (a switch interval of an hour), a
     thread runs Python code only when the others release the GIL: a third
-    thread that sees both readers inside `read_columns()` proves both
-    released it there. Not timed: it looks until it sees it (or 50
+    thread that sees both readers inside `read_columns()` (or inside a
+    `process_events()` with no callback) proves both released it there. Not timed: it looks until it sees it (or 50
     rounds of reading)."""
     path = str(record("big"))
     inside = [0, 0]
@@ -92,7 +93,10 @@ def test_two_reads_run_at_once(perf_ours, record):
                 return
             session = perf_ours.session(perf_ours.data(path))
             inside[k] = 1
-            session.read_columns(("sample_time",), max_events=10**9)
+            if how == "read_columns":
+                session.read_columns(("sample_time",), max_events=10**9)
+            else:
+                session.process_events()  # no callback
             inside[k] = 0
 
     def watcher():
@@ -147,3 +151,26 @@ def test_signals_are_checked_in_the_gil_free_read(perf_ours, record):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert len(e.value.columns) < len(cols), "stopped before the end"
+
+
+def test_threads_built_without_callbacks_are_one_threads(perf_ours, record):
+    """process_events() with no callback (read without the GIL) in several
+    threads at once builds the threads a single-threaded read builds: every
+    sampled thread's comm and ppid, as find_thread() answers afterwards."""
+    names = ["comm", "exec", "sw"]
+    paths = [str(record(n)) for n in names]
+
+    def threads_of(path):
+        session = perf_ours.session(perf_ours.data(path))
+        session.process_events()
+        cols = perf_ours.session(perf_ours.data(path)).read_columns(
+            ("sample_pid", "sample_tid"), 10**9)
+        out = []
+        for pid, tid in sorted(set(zip(cols["sample_pid"], cols["sample_tid"]))):
+            t = session.find_thread(pid, tid)
+            out.append((pid, tid, t.ppid, t.comm()) if t is not None else (pid, tid))
+        return out
+    alone = [threads_of(p) for p in paths]
+    assert all(alone)
+    got = run_threads([lambda p=p: threads_of(p) for p in paths * 2])
+    assert got == alone * 2

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Reading a perf.data file without the GIL, so that Python threads
-//! reading different sessions run at once.
+//! Reading a perf.data file without the GIL (`session.read_columns()`, and
+//! `process_events()` with no callback), so that Python threads reading
+//! different sessions run at once.
 //!
 //! The one thing the GIL-free part still asks of Python is the signal
 //! check (`PyErr_CheckSignals`, so that Ctrl-C stops a long read). CPython
@@ -10,6 +11,7 @@
 //!
 //! [`Handler::check`]: perf_core::session::Handler::check
 
+use perf_core::session::{Event, Handler};
 use pyo3::prelude::*;
 
 /// [`Handler::check`](perf_core::session::Handler::check) calls between two
@@ -53,5 +55,33 @@ impl Signals {
             return Ok(());
         }
         Python::attach(|py| py.check_signals())
+    }
+}
+
+/// The handler of a `process_events()` with no callback: nothing calls
+/// Python, so the whole read runs without the GIL (the session's threads
+/// are built as with callbacks).
+pub struct Quiet {
+    signals: Signals,
+}
+
+impl Quiet {
+    /// For the calling thread, which holds the GIL.
+    pub fn new(py: Python<'_>) -> PyResult<Quiet> {
+        Ok(Quiet {
+            signals: Signals::new(py)?,
+        })
+    }
+}
+
+impl Handler for Quiet {
+    type Error = PyErr;
+
+    fn sample(&mut self, _: &Event<'_>) -> PyResult<()> {
+        Ok(())
+    }
+
+    fn check(&mut self) -> PyResult<()> {
+        self.signals.check()
     }
 }

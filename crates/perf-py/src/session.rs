@@ -53,6 +53,7 @@ use crate::data::{try_lock, PyData, PyWait};
 use crate::error::PerfError;
 use crate::events;
 use crate::evsel::PyEvsel;
+use crate::gil_free;
 use crate::recycler::Recycler;
 use crate::session_columns::{self, ColumnsState};
 use crate::symbols::{ChainMemo, SampleSource};
@@ -81,6 +82,14 @@ struct Callbacks {
 }
 
 impl Callbacks {
+    /// No callback: nothing to call.
+    fn is_empty(&self) -> bool {
+        self.sample.is_none()
+            && self.stat.is_none()
+            && self.context_switch.is_none()
+            && self.call_return.is_none()
+    }
+
     fn clone_ref(&self, py: Python<'_>) -> Callbacks {
         let c = |o: &Option<Py<PyAny>>| o.as_ref().map(|o| o.clone_ref(py));
         Callbacks {
@@ -219,6 +228,16 @@ impl PySession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone_ref(py);
+        if callbacks.is_empty() {
+            // Nothing calls Python: the whole read runs without the GIL.
+            let Run { session, wait, .. } = &mut *run;
+            let mut quiet = gil_free::Quiet::new(py)?;
+            return match py.detach(|| session.process_events(&mut quiet)) {
+                Ok(()) => Ok(()),
+                Err(ProcessError::Handler(e)) => Err(e),
+                Err(ProcessError::Data(e)) => Err(wait.error(e)),
+            };
+        }
         let Run {
             session,
             cache,
