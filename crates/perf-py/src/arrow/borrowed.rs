@@ -12,7 +12,7 @@ use std::panic::AssertUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use arrow_buffer::Buffer;
+use arrow_buffer::{Buffer, MutableBuffer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyMemoryView;
@@ -32,7 +32,7 @@ pub fn buffer(column: &Bound<'_, PyAny>, item_size: usize) -> PyResult<Buffer> {
         .checked_mul(item_size)
         .ok_or_else(|| PyValueError::new_err("column too large"))?;
     let Some(ptr) = NonNull::new(address as *mut u8).filter(|_| len > 0) else {
-        return Ok(Buffer::from(Vec::<u8>::new()));
+        return Ok(MutableBuffer::new(0).into()); // aligned for every type
     };
     let owner = Arc::new(AssertUnwindSafe(view.into_any().unbind()));
     // SAFETY: `ptr` and `len` are the address and byte size of the array's

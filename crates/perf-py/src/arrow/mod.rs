@@ -116,7 +116,9 @@ fn fields(source: &Source<'_, '_>) -> PyResult<(Fields, Vec<ArrayData>)> {
         }
         let data = if is(&PER_FRAME) {
             let Some(offsets) = &offsets else {
-                return Err(PyValueError::new_err(format!("{name} without {OFFSETS}")));
+                return Err(PyValueError::new_err(format!(
+                    "{name} is a list column in Arrow: read {OFFSETS} with it"
+                )));
             };
             let values = if is(&PER_FRAME_NAMED) {
                 named(&column, names.as_ref())?
@@ -129,6 +131,13 @@ fn fields(source: &Source<'_, '_>) -> PyResult<(Fields, Vec<ArrayData>)> {
         } else {
             primitive(&column, None)?
         };
+        if data.len() != source.len {
+            return Err(PyValueError::new_err(format!(
+                "column {name} has {} values for {} samples",
+                data.len(),
+                source.len
+            )));
+        }
         fields.push(Field::new(name, data.data_type().clone(), false));
         arrays.push(data);
     }
