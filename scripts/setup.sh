@@ -42,6 +42,20 @@ if ((${#need_pip[@]})); then
     "$PY" -m pip install -q --disable-pip-version-check "${need_pip[@]}"
 fi
 
+# Arrow consumers of perf.sample_columns (tests/perfdata/test_arrow.py and
+# the Arrow benchmark): optional, binary wheels only (no source build where
+# this Python has none); the tests skip without them.
+arrow_pkgs=(pyarrow:pyarrow polars:polars duckdb:duckdb)
+need_arrow=()
+for p in "${arrow_pkgs[@]}"; do
+    "$PY" -c "import ${p%%:*}" 2>/dev/null || need_arrow+=("${p#*:}")
+done
+if ((${#need_arrow[@]})); then
+    say "installing Python packages for $PY (optional): ${need_arrow[*]}"
+    "$PY" -m pip install -q --disable-pip-version-check --only-binary=:all: "${need_arrow[@]}" \
+        || say "warning: no wheel of ${need_arrow[*]} for $PY: the Arrow consumer tests skip"
+fi
+
 # The wheel (make test-wheel, docs/packaging.md): maturin at the version
 # pyproject.toml pins for its build backend, and auditwheel to check the result.
 maturin_pin=$(sed -n 's/^requires = \["maturin==\([^"]*\)"\]/\1/p' "$(dirname "$0")/../pyproject.toml")
