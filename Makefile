@@ -104,6 +104,7 @@ bench: setup install
 	/usr/bin/python3 benchmarks/loader_import.py --runs 300
 	/usr/bin/python3 benchmarks/perf_data_read.py
 	/usr/bin/python3 benchmarks/perf_data_threads.py
+	/usr/bin/python3 benchmarks/perf_data_arrow.py
 	/usr/bin/python3 benchmarks/symbols.py
 	/usr/bin/python3 benchmarks/perf_data_symbols.py
 	/usr/bin/python3 benchmarks/metric_compute.py
