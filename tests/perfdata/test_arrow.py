@@ -142,3 +142,19 @@ def test_arrow_values_are_the_callbacks(perf_ours, record, name, consumer):
     assert ours == theirs
     if frames:
         assert sum(len(r["callchain_ips"]) for r in ours) > len(ours), "call chains compared"
+
+
+def test_changed_columns_are_checked_not_trusted(perf_ours, record):
+    """The arrays are the caller's to change: an index past cols.names or
+    an offset past the frames is ValueError, not memory read out of
+    bounds."""
+    session = perf_ours.session(perf_ours.data(str(record("callchain"))))
+    cols = session.read_columns(["symbol", "callchain_offsets", "callchain_ips"])
+    cols["symbol"][0] = len(cols.names)
+    with pytest.raises(ValueError, match="out of bounds"):
+        cols.__arrow_c_array__()
+    cols["symbol"][0] = 0
+    cols.__arrow_c_array__()
+    cols["callchain_offsets"][1] = len(cols["callchain_ips"]) + 1
+    with pytest.raises(ValueError, match="out of bounds"):
+        cols.__arrow_c_stream__()
