@@ -9,12 +9,22 @@
 //! ```
 //!
 //! `--sysfs DIR` and `--tracefs DIR` (before the strings) parse against
-//! other trees than the system's.
+//! other trees than the system's. `--metrics` takes the strings as
+//! `parse_metrics` does (metric or group names, each string on its own),
+//! the metrics of the CPU's pmu-events table as a process that is not
+//! system-wide sees them, and prints the evsels with their metric ids:
+//!
+//! ```text
+//! {"input":"IPC","ok":true,"metrics":["IPC"],"evsels":[{"id":"INST_RETIRED.ANY","name":...}]}
+//! ```
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use perf_core::attr::Attr;
+use perf_core::metric::expr::SystemContext;
+use perf_core::metric::metricgroup::{known_metrics, MetricGroups};
+use perf_core::metric::EventSource;
 use perf_core::parse_events::{parse_events, parse_events_in, ParsedEvsel, Sysfs};
 use perf_core::tracefs::Tracefs;
 
@@ -103,16 +113,52 @@ fn evsel_json(e: &ParsedEvsel) -> String {
     )
 }
 
+/// One line for metric string `s`.
+fn metrics_json(s: &str, sysfs: Option<&Sysfs>) -> String {
+    let ctx = SystemContext::new(false, None);
+    let source = EventSource { sysfs };
+    match MetricGroups::parse_with(s, "all", &known_metrics(), &ctx, source) {
+        Ok(groups) => {
+            let names: Vec<String> = (0..groups.metrics.len())
+                .filter_map(|i| groups.metric_name(i).map(string))
+                .collect();
+            let list: Vec<String> = groups
+                .events
+                .iter()
+                .map(|e| format!("{{\"id\":{},{}", string(&e.id), &evsel_json(&e.evsel)[1..]))
+                .collect();
+            format!(
+                "{{\"input\":{},\"ok\":true,\"metrics\":[{}],\"evsels\":[{}]}}",
+                string(s),
+                names.join(","),
+                list.join(",")
+            )
+        }
+        Err(e) => format!(
+            "{{\"input\":{},\"ok\":false,\"message\":{}}}",
+            string(s),
+            string(&e.to_string())
+        ),
+    }
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut sysfs = None;
     let mut tracefs = None;
-    while args.len() >= 2
-        && matches!(
-            args.first().map(String::as_str),
-            Some("--sysfs" | "--tracefs")
-        )
+    let mut metrics = false;
+    while args.first().map(String::as_str) == Some("--metrics")
+        || args.len() >= 2
+            && matches!(
+                args.first().map(String::as_str),
+                Some("--sysfs" | "--tracefs")
+            )
     {
+        if args[0] == "--metrics" {
+            metrics = true;
+            args.remove(0);
+            continue;
+        }
         let flag = args.remove(0);
         let dir = args.remove(0);
         if flag == "--sysfs" {
@@ -122,10 +168,14 @@ fn main() -> ExitCode {
         }
     }
     if args.is_empty() {
-        eprintln!("usage: parse_events [--sysfs DIR] [--tracefs DIR] EVENT_STRING...");
+        eprintln!("usage: parse_events [--sysfs DIR] [--tracefs DIR] [--metrics] STRING...");
         return ExitCode::from(2);
     }
     for s in &args {
+        if metrics {
+            println!("{}", metrics_json(s, sysfs.as_ref()));
+            continue;
+        }
         let parsed = match (&sysfs, &tracefs) {
             (None, None) => parse_events(s),
             _ => parse_events_in(

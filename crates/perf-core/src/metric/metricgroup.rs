@@ -8,12 +8,15 @@
 //!   `all` for every metric; the PMU filter `all` takes every metric;
 //! * each metric's ids come from [`Expr::find_ids`]; an id naming another
 //!   metric is a reference, expanded recursively (a cycle is an error);
-//! * events are shared between metrics, one evsel per metric id: the
-//!   events of a metric with `NO_GROUP_EVENTS` (`NO_GROUP_EVENTS_NMI` while
-//!   the NMI watchdog runs, `NO_GROUP_EVENTS_SMT` while SMT is on) and the
-//!   tool events are not grouped; the others form one group per metric
-//!   (`{a,b}`), shared by a metric whose events are a subset of an earlier
-//!   group's.
+//! * events are laid out as perf 6.1's `parse_groups()` lays them out:
+//!   the metrics in reverse order of the request (each added at the head
+//!   of perf's list), sorted stably by their number of counted ids, most
+//!   first; the ids of the metrics with `NO_GROUP_EVENTS`
+//!   (`NO_GROUP_EVENTS_NMI` while the NMI watchdog runs,
+//!   `NO_GROUP_EVENTS_SMT` while SMT is on) share one ungrouped evlist,
+//!   first; each other metric reuses the evlist of an earlier one holding
+//!   all its ids, or gets its own: its counted events in one group
+//!   (`{a,b}`), its tool events after it, ungrouped.
 
 use std::collections::BTreeSet;
 
@@ -148,8 +151,8 @@ struct Builder<'a> {
     source: EventSource<'a>,
     exprs: Vec<Compiled>,
     events: Vec<MetricEvent>,
-    /// The events of each group made so far.
-    groups: Vec<Vec<usize>>,
+    /// The number of groups made so far.
+    groups: usize,
 }
 
 impl Builder<'_> {
@@ -206,13 +209,6 @@ impl Builder<'_> {
         Ok((self.exprs.len() - 1, event_ids))
     }
 
-    fn event(&mut self, metric: &str, id: &str) -> Result<usize, MetricError> {
-        if let Some(i) = self.events.iter().position(|e| e.id == id) {
-            return Ok(i);
-        }
-        self.push_event(metric, id)
-    }
-
     /// A new evsel for `id`, which must name exactly one event here.
     fn push_event(&mut self, metric: &str, id: &str) -> Result<usize, MetricError> {
         let spec = event_spec(id);
@@ -234,53 +230,63 @@ impl Builder<'_> {
         Ok(self.events.len() - 1)
     }
 
-    /// Adds a group of `ids` (tool events stay outside groups), or reuses
-    /// one that has them all.
-    fn grouped(&mut self, metric: &str, ids: &[String]) -> Result<Vec<usize>, MetricError> {
-        let (tool, counted): (Vec<&String>, Vec<&String>) =
-            ids.iter().partition(|id| is_tool_event(id));
-        let known: Option<Vec<usize>> = counted
-            .iter()
-            .map(|id| self.events.iter().position(|e| &e.id == *id))
-            .collect();
-        let reuse = known.filter(|k| self.groups.iter().any(|g| k.iter().all(|i| g.contains(i))));
-        let mut out = match reuse {
-            Some(k) => k,
-            None => {
-                // A new group: fresh evsels, even for ids another group has.
-                let mut members = Vec::new();
-                for id in counted {
-                    members.push(self.push_event(metric, id)?);
-                }
-                let n = members.len();
-                if n > 1 {
-                    let leader = members[0];
-                    let index = self.groups.len();
-                    for (k, &m) in members.iter().enumerate() {
-                        self.events[m].evsel.group = Some(GroupInfo {
-                            index,
-                            leader,
-                            is_leader: k == 0,
-                            nr_members: n,
-                            name: None,
-                        });
-                    }
-                }
-                self.groups.push(members.clone());
-                members
-            }
-        };
-        for id in tool {
-            out.push(self.event(metric, id)?);
+    /// perf's `parse_ids()`: the evsels of `ids`, the counted ones in one
+    /// group (`{a,b}:W`) when `grouped` and there are two or more, the tool
+    /// events after them, ungrouped, in perf's order of tool events;
+    /// `duration_time` when there are no ids at all.
+    fn evlist(
+        &mut self,
+        metric: &str,
+        ids: &[String],
+        grouped: bool,
+    ) -> Result<Vec<usize>, MetricError> {
+        let mut members = Vec::new();
+        for id in ids.iter().filter(|id| !is_tool_event(id)) {
+            members.push(self.push_event(metric, id)?);
         }
-        Ok(out)
+        let n = members.len();
+        if grouped && n > 1 {
+            let leader = members[0];
+            let index = self.groups;
+            self.groups += 1;
+            for (k, &m) in members.iter().enumerate() {
+                self.events[m].evsel.group = Some(GroupInfo {
+                    index,
+                    leader,
+                    is_leader: k == 0,
+                    nr_members: n,
+                    name: None,
+                });
+            }
+        }
+        let mut tools: Vec<&str> = TOOL_EVENTS
+            .iter()
+            .copied()
+            .filter(|t| ids.iter().any(|id| is_tool(id, t)))
+            .collect();
+        if ids.is_empty() {
+            tools.push(TOOL_EVENTS[0]);
+        }
+        for t in tools {
+            let id = ids
+                .iter()
+                .find(|id| is_tool(id, t))
+                .map_or(t, String::as_str);
+            members.push(self.push_event(metric, id)?);
+        }
+        Ok(members)
     }
 }
 
+/// perf's tool events, in its order (`perf_tool_event__for_each_event`).
+const TOOL_EVENTS: [&str; 3] = ["duration_time", "user_time", "system_time"];
+
+fn is_tool(id: &str, tool: &str) -> bool {
+    id == tool || id.strip_prefix("tool@").and_then(|t| t.strip_suffix('@')) == Some(tool)
+}
+
 fn is_tool_event(id: &str) -> bool {
-    ["duration_time", "user_time", "system_time"]
-        .iter()
-        .any(|t| id == *t || id == format!("tool@{t}@"))
+    TOOL_EVENTS.iter().any(|t| is_tool(id, t))
 }
 
 impl MetricGroups {
@@ -317,9 +323,11 @@ impl MetricGroups {
             source,
             exprs: Vec::new(),
             events: Vec::new(),
-            groups: Vec::new(),
+            groups: 0,
         };
-        let mut metrics: Vec<Metric> = Vec::new();
+        // (definition, expression, event ids) per metric, in the order
+        // asked for.
+        let mut asked: Vec<(MetricDef, usize, Vec<String>)> = Vec::new();
         for name in input.split(',') {
             let defs: Vec<&MetricDef> = table
                 .iter()
@@ -329,24 +337,81 @@ impl MetricGroups {
                 return Err(MetricError::NotFound(name.to_owned()));
             }
             for def in defs {
-                if metrics.iter().any(|m| m.def.name == def.name) {
+                if asked
+                    .iter()
+                    .any(|(d, _, _)| d.name == def.name && d.pmu == def.pmu)
+                {
                     continue;
                 }
                 let (expr, ids) = b.compile(def, &mut Vec::new())?;
-                let events = if is_ungrouped(def, ctx) {
-                    ids.iter()
-                        .map(|id| b.event(&def.name, id))
-                        .collect::<Result<Vec<_>, _>>()?
-                } else {
-                    b.grouped(&def.name, &ids)?
-                };
-                metrics.push(Metric {
-                    def: def.clone(),
-                    events,
-                    expr,
-                });
+                asked.push((def.clone(), expr, ids));
             }
         }
+        // perf 6.1 adds each metric at the head of its list, then sorts it
+        // (stably) by the number of counted ids, most first.
+        let mut order: Vec<usize> = (0..asked.len()).rev().collect();
+        order.sort_by_key(|&i| {
+            std::cmp::Reverse(asked[i].2.iter().filter(|id| !is_tool_event(id)).count())
+        });
+        let ungrouped: Vec<bool> = asked.iter().map(|(d, _, _)| is_ungrouped(d, ctx)).collect();
+        // The ungrouped metrics' ids share one evlist, first (perf lists
+        // them in its hash table's order; here in the order asked for).
+        let mut combined_ids: Vec<String> = Vec::new();
+        for (_, _, ids) in asked
+            .iter()
+            .zip(&ungrouped)
+            .filter(|(_, &u)| u)
+            .map(|(a, _)| a)
+        {
+            for id in ids {
+                if !combined_ids.contains(id) {
+                    combined_ids.push(id.clone());
+                }
+            }
+        }
+        let combined = if combined_ids.is_empty() {
+            None
+        } else {
+            let first = order
+                .iter()
+                .find(|&&i| ungrouped[i])
+                .map_or("", |&i| &asked[i].0.name);
+            Some(b.evlist(first, &combined_ids, false)?)
+        };
+        // Each other metric: the evlist of an earlier one (in the sorted
+        // order) holding all its ids, or its own.
+        let mut evlists: Vec<Option<Vec<usize>>> = vec![None; asked.len()];
+        let mut events_of: Vec<Vec<usize>> = vec![Vec::new(); asked.len()];
+        for (k, &i) in order.iter().enumerate() {
+            let (def, _, ids) = &asked[i];
+            let shared = match &combined {
+                Some(c) if ungrouped[i] => Some(c.clone()),
+                _ => order[..k].iter().find_map(|&n| {
+                    let theirs = evlists[n].as_ref()?;
+                    let their_ids = &asked[n].2;
+                    ids.iter()
+                        .all(|id| their_ids.contains(id))
+                        .then(|| theirs.clone())
+                }),
+            };
+            let list = match shared {
+                Some(l) => l,
+                None => {
+                    let l = b.evlist(&def.name, ids, !ungrouped[i])?;
+                    evlists[i] = Some(l.clone());
+                    l
+                }
+            };
+            events_of[i] = ids
+                .iter()
+                .filter_map(|id| list.iter().copied().find(|&e| b.events[e].id == *id))
+                .collect();
+        }
+        let metrics: Vec<Metric> = asked
+            .into_iter()
+            .zip(events_of)
+            .map(|((def, expr, _), events)| Metric { def, events, expr })
+            .collect();
         let mut out = MetricGroups {
             metrics,
             events: b.events,
