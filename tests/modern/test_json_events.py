@@ -111,15 +111,20 @@ def test_json_events_as_perf_lists_them(build_6_1, fake_devices, cpuid):  # noqa
                                        "deprecated") if k in e]
 
 
+# The attr fields compared: the encoding and what modifiers set.
+ATTR_FIELDS = ("type", "config", "config1", "config2", "precise_ip", "exclude_user",
+               "exclude_kernel", "exclude_hv", "exclude_guest", "exclude_host")
+
+
 def perf_attrs(stderr):
-    """The type and configs of each `perf_event_attr:` block perf -vv prints
-    (config1 as `{ bp_addr, config1 }`, config2 as `{ bp_len, config2 }`)."""
+    """ATTR_FIELDS of each `perf_event_attr:` block perf -vv prints (config1
+    as `{ bp_addr, config1 }`, config2 as `{ bp_len, config2 }`, a field
+    that is 0 not at all)."""
     attrs = []
     for block in stderr.split("perf_event_attr:")[1:]:
         fields = {re.sub(r"^\{ \w+, (\w+) \}$", r"\1", k): v
                   for k, v in re.findall(r"^  (\w+|\{ \w+, \w+ \})\s+(\S+)$", block, re.M)}
-        attrs.append({k: int(fields.get(k, "0"), 0) for k in ("type", "config", "config1",
-                                                               "config2")})
+        attrs.append({k: int(fields.get(k, "0"), 0) for k in ATTR_FIELDS})
     return attrs
 
 
@@ -134,29 +139,62 @@ def parse_events_example(build_6_1):  # noqa: F811
     return stamped_builds.TARGET / "debug" / "examples" / "parse_events"
 
 
-@pytest.mark.parametrize("cpuid", ["GenuineIntel-6-8F-8", "GenuineIntel-6-55-4"])
-def test_json_event_names_encode_as_perf(parse_events_example, fake_devices, tmp_path, cpuid):
-    """Every cpu/ event perf lists, by name, to the attr `perf stat -vv`
-    gives the kernel (type 4, config, config1 from the PMU's format), and
-    ours through parse_events against the same devices."""
-    names = sorted(perf_listed(fake_devices, cpuid)[0])
-    assert len(names) > 100
+def encode_both(example, devices, tmp_path, cpuid, names):
+    """[(name, perf's attr, our parse)] for `names`: the attr `perf stat
+    -vv` gives the kernel and ours through parse_events, against the same
+    devices."""
     p = subprocess.run(["unshare", "-m", "sh", "-c",
                         'mount --bind "$0" /sys/bus/event_source/devices && exec "$@"',
-                        str(fake_devices), perf_tool(), "stat", "-e", ",".join(names), "-vv",
+                        str(devices), perf_tool(), "stat", "-e", ",".join(names), "-vv",
                         "--", "true"], capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, PERF_CPUID=cpuid))
     theirs = perf_attrs(p.stderr)
     assert len(theirs) == len(names), p.stderr[-2000:]
     root = tmp_path / "sys"
-    (root / "bus" / "event_source").mkdir(parents=True)
-    (root / "bus" / "event_source" / "devices").symlink_to(fake_devices)
-    q = subprocess.run([str(parse_events_example), "--sysfs", str(root), *names],
+    (root / "bus" / "event_source").mkdir(parents=True, exist_ok=True)
+    if not (root / "bus" / "event_source" / "devices").exists():
+        (root / "bus" / "event_source" / "devices").symlink_to(devices)
+    q = subprocess.run([str(example), "--sysfs", str(root), *names],
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, PERF_CPUID=cpuid))
     assert q.returncode == 0, q.stderr
-    for name, line, want in zip(names, q.stdout.splitlines(), theirs):
-        parsed = json.loads(line)
+    return [(name, want, json.loads(line))
+            for name, line, want in zip(names, q.stdout.splitlines(), theirs, strict=True)]
+
+
+@pytest.mark.parametrize("cpuid", ["GenuineIntel-6-8F-8", "GenuineIntel-6-55-4"])
+def test_json_event_names_encode_as_perf(parse_events_example, fake_devices, tmp_path, cpuid):
+    """Every cpu/ event perf lists, by name, to the attr `perf stat -vv`
+    gives the kernel (type 4, config, config1 from the PMU's format,
+    precise_ip and the exclude_* bits perf stat's defaults leave), and
+    ours through parse_events against the same devices."""
+    names = sorted(perf_listed(fake_devices, cpuid)[0])
+    assert len(names) > 100
+    for name, want, parsed in encode_both(parse_events_example, fake_devices, tmp_path, cpuid,
+                                          names):
         assert parsed["ok"] and len(parsed["evsels"]) == 1, (name, parsed)
         attr = parsed["evsels"][0]["attr"]
         assert {k: attr[k] for k in want} == want, name
+
+
+# Modifiers, after the name and in the PMU form.
+MODIFIED = ("{}:u", "{}:k", "{}:p", "{}:ppp", "{}:G", "{}:H", "{}:uh", "cpu/{}/", "cpu/{}/k",
+            "cpu/{}/pp", "cpu/{}/uG")
+
+
+def test_json_event_names_with_modifiers_encode_as_perf(parse_events_example, fake_devices,
+                                                        tmp_path):
+    """Every 16th Skylake-X event (sorted by name; a deterministic sample,
+    as each form multiplies the events perf opens) in each modifier form,
+    lower and upper case, to the attr perf gives the kernel."""
+    names = sorted(perf_listed(fake_devices, "GenuineIntel-6-55-4")[0])[::16]
+    forms = [f.format(n.upper() if k % 2 else n) for n in names
+             for k, f in enumerate(MODIFIED)]
+    seen = set()
+    for name, want, parsed in encode_both(parse_events_example, fake_devices, tmp_path,
+                                          "GenuineIntel-6-55-4", forms):
+        assert parsed["ok"] and len(parsed["evsels"]) == 1, (name, parsed)
+        attr = parsed["evsels"][0]["attr"]
+        assert {k: attr[k] for k in want} == want, name
+        seen.add(tuple(want[k] for k in ATTR_FIELDS[4:]))
+    assert len(seen) >= 6  # the forms do set different bits
