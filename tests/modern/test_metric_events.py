@@ -9,7 +9,8 @@ events parse at all (perf 6.1 drops a metric whose events do not parse and
 counts its default events instead), which metric ids are counted, which of
 them form `{...}` groups, in which order the groups come, and shared events
 counted once. The order inside a group and of the ungrouped events is
-perf's hash table order, not compared (docs/api.md)."""
+perf's hash table order, not compared (docs/api.md). On the hybrid pair,
+also parse_events() of JSON names against the attrs perf opens."""
 
 import json
 import os
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from modern.test_json_events import FORMAT, parse_events_example  # noqa: F401
+from modern.test_json_events import ATTR_FIELDS, FORMAT, parse_events_example  # noqa: F401
+from modern.test_json_events import perf_attrs
 from modern.test_metrics_tables import build_6_1, cpuid_env, perf_tool  # noqa: F401
 
 DEVICES = Path("/sys/bus/event_source/devices")
@@ -30,7 +32,9 @@ AMD_FORMAT = {"event": "config:0-7,32-35", "umask": "config:8-15", "edge": "conf
 # name: {pmu: (type, format, cpus)}
 LAYOUTS = {"intel": {"cpu": (4, FORMAT, None)},
            "amd": {"cpu": (4, AMD_FORMAT, None)},
-           "hybrid": {"cpu_core": (4, FORMAT, "0"), "cpu_atom": (8, FORMAT, "1")}}
+           # cpu_atom's type: one no PMU here has (the open fails with ENOENT,
+           # which perf does not retry).
+           "hybrid": {"cpu_core": (4, FORMAT, "0"), "cpu_atom": (10, FORMAT, "1")}}
 # Sapphire Rapids, Skylake-X, Cascade Lake, Alder Lake (hybrid), Zen 2, Zen 3.
 MODELS = [("GenuineIntel-6-8F-8", "intel"), ("GenuineIntel-6-55-4", "intel"),
           ("GenuineIntel-6-55-7", "intel"), ("GenuineIntel-6-97-2", "hybrid"),
@@ -190,3 +194,33 @@ def test_metric_events_as_perf_parses_them(build_6_1, parse_events_example,  # n
             assert sorted(our_items) == sorted(items), name
             assert groups(our_items) == groups(items), name
     assert parsed > len(names) // 3
+
+
+# On Alder Lake: names both PMUs' tables have, one only cpu_core's, the
+# PMU-qualified forms and modifiers.
+HYBRID_EVENTS = ("inst_retired.any", "cpu_core/inst_retired.any/", "cpu_atom/inst_retired.any/",
+                 "cpu_core/inst_retired.any/u", "INST_RETIRED.ANY:k",
+                 "br_inst_retired.all_branches:p", "cpu_atom/br_misp_retired.all_branches/",
+                 "topdown.slots_p", "cpu_core/ocr.demand_data_rd.any_response/",
+                 "cpu_atom/ocr.demand_data_rd.any_response/uk", "mem_uops_retired.all_loads")
+
+
+def test_hybrid_json_event_names_encode_as_perf(parse_events_example, sysfs_roots):  # noqa: F811
+    """parse_events() on the cpu_core/cpu_atom pair: a name both PMUs
+    have is one evsel on each (cpu_atom's first, as perf 6.1 orders them),
+    each with the attr perf 6.1 gives the kernel."""
+    root = sysfs_roots["hybrid"]
+    p = in_namespace(root, "GenuineIntel-6-97-2", perf_tool(), "stat", "-e",
+                     ",".join(HYBRID_EVENTS), "-vv", "--", "true")
+    theirs = perf_attrs(p.stderr)
+    q = subprocess.run([str(parse_events_example), "--sysfs", str(root), *HYBRID_EVENTS],
+                       capture_output=True, text=True, timeout=120,
+                       env=cpuid_env("GenuineIntel-6-97-2"))
+    assert q.returncode == 0, q.stderr
+    ours = []
+    for line in q.stdout.splitlines():
+        parsed = json.loads(line)
+        assert parsed["ok"], parsed
+        ours += [{k: e["attr"][k] for k in ATTR_FIELDS} for e in parsed["evsels"]]
+    assert ours == theirs, p.stderr[-3000:]
+    assert {a["type"] for a in theirs} == {4, 10} and len(theirs) > len(HYBRID_EVENTS)
