@@ -5,6 +5,9 @@ VAL, ENA, RUN, TIME, EVENT per counter and round). perf prints interval
 rounds as differences from the previous round; the records (and our
 stat_event objects, like upstream's) hold the running totals."""
 
+import subprocess
+import warnings
+
 import pytest
 
 from perfdata import oracle
@@ -65,6 +68,22 @@ def test_stat_as_perf_script(perf_ours, record, name):
     assert len({t for _, t, *_ in rows}) == 1, "one thread (map index 0)"
     assert {r[6] for r in ours} == ({"task-clock", "context-switches", "page-faults"} if name == "stat"
                                     else {"task-clock", "context-switches"})
+
+
+@pytest.mark.parametrize("name", ["stat", "stat_i"])
+def test_stat_record_files_read_without_warning(perf_ours, record, name):
+    """perf stat record writes a COMPRESSED section saying "not compressed"
+    (type 0, mmap_len 0), as `perf report --header-only` shows: nothing is
+    unreadable, so no DataWarning."""
+    path = record(name)
+    header = subprocess.run([oracle.PERF, "report", "-i", str(path), "--header-only"],
+                            capture_output=True, text=True, timeout=120).stdout
+    assert "# compressed : Unknown, level = 0, ratio = 0" in header
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", perf_ours.DataWarning)
+        data = perf_ours.data(str(path))
+        assert "unreadable_features" not in data.header or not data.header["unreadable_features"]
+        perf_ours.session(data, stat=lambda e, n: None).process_events()
 
 
 def test_stat_events_are_constructible(perf_ours):

@@ -290,9 +290,14 @@ fn read_features(
             Err(e) => features.unreadable.push((bit, why(&e))),
         }
     }
-    if features.compressed.is_some_and(|c| c.mmap_len == 0) {
-        // perf cannot map a buffer of 0 bytes to decompress into.
+    if let Some(c) = features.compressed.filter(|c| c.mmap_len == 0) {
+        // perf cannot map a buffer of 0 bytes to decompress into. A file
+        // that says it is not compressed (type 0: `perf stat record`
+        // writes the section so) has nothing to decompress: no warning.
         features.compressed = None;
+        if c.type_ == 0 {
+            return (features, tracing_data);
+        }
         features.unreadable.push((
             abi::feature::COMPRESSED,
             "its mmap_len is 0 (records are decompressed with the default bound)".into(),
